@@ -1,0 +1,497 @@
+/**
+ * SECTION:element-multitcpsink
+ * @title: multitcpsink
+ *
+ * Serves a live stream to multitcpsrc receivers, each over a session of
+ * several TCP connections. Buffers go into one shared queue; every
+ * connection that its socket lets send takes the next frames of its
+ * session, so faster connections carry more (DMP-streaming). Caps,
+ * timestamps (as running time), buffer flags and stream headers travel
+ * with the data, so no payloader or muxer is needed.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 videotestsrc is-live=true ! x264enc tune=zerolatency key-int-max=30 ! h264parse ! multitcpsink port=5600
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstmultitcpsink.h"
+
+GST_DEBUG_CATEGORY_STATIC (multitcpsink_debug);
+#define GST_CAT_DEFAULT multitcpsink_debug
+
+#define DEFAULT_HOST "0.0.0.0"
+#define DEFAULT_PORT 5600
+#define DEFAULT_SCHEDULER MTCP_SCHEDULER_DYNAMIC
+#define DEFAULT_MAX_SESSION_BYTES (32 * 1024 * 1024)
+#define DEFAULT_MAX_SESSION_LAG (5 * GST_SECOND)
+#define DEFAULT_NOTSENT_LOWAT (64 * 1024)
+#define DEFAULT_MAX_SESSIONS 64
+#define DEFAULT_MAX_CONNECTIONS 64
+#define DEFAULT_HANDSHAKE_TIMEOUT 5000
+#define DEFAULT_MAX_FRAME_SIZE MTCP_MAX_FRAME_DEFAULT
+#define REPORT_INTERVAL_MS 200
+#define EOS_DRAIN_TIMEOUT (10 * G_USEC_PER_SEC)
+
+enum {
+  PROP_0,
+  PROP_HOST,
+  PROP_PORT,
+  PROP_CURRENT_PORT,
+  PROP_SCHEDULER,
+  PROP_MAX_SESSION_BYTES,
+  PROP_MAX_SESSION_LAG,
+  PROP_NOTSENT_LOWAT,
+  PROP_CONGESTION_CONTROL,
+  PROP_MAX_SESSIONS,
+  PROP_MAX_CONNECTIONS,
+  PROP_HANDSHAKE_TIMEOUT,
+  PROP_MAX_FRAME_SIZE,
+  PROP_STATS,
+};
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+
+#define GST_TYPE_MULTI_TCP_SCHEDULER (gst_multi_tcp_scheduler_get_type ())
+static GType
+gst_multi_tcp_scheduler_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {MTCP_SCHEDULER_DYNAMIC, "Every connection pulls the next frames when its "
+          "socket can take them (DMP)", "dynamic"},
+    {MTCP_SCHEDULER_ROUND_ROBIN, "Frames to connections in turn, skipping "
+          "blocked ones (MultiTCP)", "round-robin"},
+    {MTCP_SCHEDULER_STATIC, "Sequence number modulo the connection count "
+          "(baseline)", "static"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstMultiTcpScheduler",
+            values));
+  return type;
+}
+
+#define gst_multi_tcp_sink_parent_class parent_class
+G_DEFINE_TYPE (GstMultiTcpSink, gst_multi_tcp_sink, GST_TYPE_BASE_SINK);
+
+static void
+gst_multi_tcp_sink_init (GstMultiTcpSink * self)
+{
+  self->host = g_strdup (DEFAULT_HOST);
+  self->port = DEFAULT_PORT;
+  self->scheduler = DEFAULT_SCHEDULER;
+  self->max_session_bytes = DEFAULT_MAX_SESSION_BYTES;
+  self->max_session_lag = DEFAULT_MAX_SESSION_LAG;
+  self->notsent_lowat = DEFAULT_NOTSENT_LOWAT;
+  self->max_sessions = DEFAULT_MAX_SESSIONS;
+  self->max_connections = DEFAULT_MAX_CONNECTIONS;
+  self->handshake_timeout = DEFAULT_HANDSHAKE_TIMEOUT;
+  self->max_frame_size = DEFAULT_MAX_FRAME_SIZE;
+  self->upstream_live = -1;
+}
+
+static void
+gst_multi_tcp_sink_finalize (GObject * object)
+{
+  GstMultiTcpSink *self = GST_MULTI_TCP_SINK (object);
+
+  g_free (self->host);
+  g_free (self->congestion_control);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static MtcpSendQueueLimits
+limits_locked (GstMultiTcpSink * self)
+{
+  MtcpSendQueueLimits limits;
+  limits.max_lag_bytes = self->max_session_bytes;
+  limits.max_lag_time = self->max_session_lag;
+  return limits;
+}
+
+static void
+gst_multi_tcp_sink_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstMultiTcpSink *self = GST_MULTI_TCP_SINK (object);
+  MtcpSendQueueLimits limits;
+  gboolean limits_changed = FALSE, scheduler_changed = FALSE;
+  MtcpScheduler scheduler;
+  MtcpServer *server;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_HOST:
+      g_free (self->host);
+      self->host = g_value_dup_string (value);
+      break;
+    case PROP_PORT:
+      self->port = g_value_get_int (value);
+      break;
+    case PROP_SCHEDULER:
+      self->scheduler = g_value_get_enum (value);
+      scheduler_changed = TRUE;
+      break;
+    case PROP_MAX_SESSION_BYTES:
+      self->max_session_bytes = g_value_get_uint64 (value);
+      limits_changed = TRUE;
+      break;
+    case PROP_MAX_SESSION_LAG:
+      self->max_session_lag = g_value_get_uint64 (value);
+      limits_changed = TRUE;
+      break;
+    case PROP_NOTSENT_LOWAT:
+      self->notsent_lowat = g_value_get_uint (value);
+      break;
+    case PROP_CONGESTION_CONTROL:
+      g_free (self->congestion_control);
+      self->congestion_control = g_value_dup_string (value);
+      break;
+    case PROP_MAX_SESSIONS:
+      self->max_sessions = g_value_get_uint (value);
+      break;
+    case PROP_MAX_CONNECTIONS:
+      self->max_connections = g_value_get_uint (value);
+      break;
+    case PROP_HANDSHAKE_TIMEOUT:
+      self->handshake_timeout = g_value_get_uint (value);
+      break;
+    case PROP_MAX_FRAME_SIZE:
+      self->max_frame_size = g_value_get_uint (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  limits = limits_locked (self);
+  scheduler = self->scheduler;
+  server = self->server;
+  GST_OBJECT_UNLOCK (self);
+
+  /* outside the object lock: the server's thread posts messages */
+  if (server && limits_changed)
+    mtcp_server_set_limits (server, &limits);
+  if (server && scheduler_changed)
+    mtcp_server_set_scheduler (server, scheduler);
+}
+
+static void
+gst_multi_tcp_sink_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstMultiTcpSink *self = GST_MULTI_TCP_SINK (object);
+
+  if (prop_id == PROP_STATS) {
+    MtcpServer *server;
+    GST_OBJECT_LOCK (self);
+    server = self->server;
+    GST_OBJECT_UNLOCK (self);
+    /* outside the object lock: the server's thread posts messages */
+    g_value_take_boxed (value, server ? mtcp_server_get_stats (server) :
+        gst_structure_new_empty ("multitcpsink-stats"));
+    return;
+  }
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_HOST:
+      g_value_set_string (value, self->host);
+      break;
+    case PROP_PORT:
+      g_value_set_int (value, self->port);
+      break;
+    case PROP_CURRENT_PORT:
+      g_value_set_int (value, self->current_port);
+      break;
+    case PROP_SCHEDULER:
+      g_value_set_enum (value, self->scheduler);
+      break;
+    case PROP_MAX_SESSION_BYTES:
+      g_value_set_uint64 (value, self->max_session_bytes);
+      break;
+    case PROP_MAX_SESSION_LAG:
+      g_value_set_uint64 (value, self->max_session_lag);
+      break;
+    case PROP_NOTSENT_LOWAT:
+      g_value_set_uint (value, self->notsent_lowat);
+      break;
+    case PROP_CONGESTION_CONTROL:
+      g_value_set_string (value, self->congestion_control);
+      break;
+    case PROP_MAX_SESSIONS:
+      g_value_set_uint (value, self->max_sessions);
+      break;
+    case PROP_MAX_CONNECTIONS:
+      g_value_set_uint (value, self->max_connections);
+      break;
+    case PROP_HANDSHAKE_TIMEOUT:
+      g_value_set_uint (value, self->handshake_timeout);
+      break;
+    case PROP_MAX_FRAME_SIZE:
+      g_value_set_uint (value, self->max_frame_size);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* From the I/O thread: a misbehaving peer. One bus warning per second at
+ * most, so a flood of bad connections cannot flood the bus; all are in
+ * the debug log and counted in stats. */
+static void
+on_server_warning (const gchar * message, gpointer user_data)
+{
+  GstMultiTcpSink *self = user_data;
+  gint64 now = g_get_monotonic_time ();
+
+  if (now - self->last_warning_us < G_USEC_PER_SEC)
+    return;
+  self->last_warning_us = now;
+  GST_ELEMENT_WARNING (self, STREAM, FAILED, ("A receiver connection was "
+          "closed"), ("%s", message));
+}
+
+static gboolean
+gst_multi_tcp_sink_start (GstBaseSink * bsink)
+{
+  GstMultiTcpSink *self = GST_MULTI_TCP_SINK (bsink);
+  MtcpServerConfig config;
+  GError *err = NULL;
+  MtcpServer *server;
+
+  GST_OBJECT_LOCK (self);
+  config.host = g_strdup (self->host);
+  config.port = self->port;
+  config.scheduler = self->scheduler;
+  config.limits = limits_locked (self);
+  config.notsent_lowat = self->notsent_lowat;
+  config.congestion_control = g_strdup (self->congestion_control);
+  config.max_frame = self->max_frame_size;
+  config.max_sessions = self->max_sessions;
+  config.max_connections = self->max_connections;
+  config.handshake_timeout_ms = self->handshake_timeout;
+  config.report_interval_ms = REPORT_INTERVAL_MS;
+  GST_OBJECT_UNLOCK (self);
+
+  server = mtcp_server_new (&config, on_server_warning, self);
+  g_free (config.congestion_control);
+  if (!mtcp_server_start (server, &err)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ_WRITE,
+        ("Could not listen on %s:%u", config.host ? config.host : "*",
+            config.port), ("%s", err->message));
+    g_free (config.host);
+    g_error_free (err);
+    mtcp_server_free (server);
+    return FALSE;
+  }
+  g_free (config.host);
+
+  GST_OBJECT_LOCK (self);
+  self->server = server;
+  self->current_port = mtcp_server_get_port (server);
+  self->upstream_live = -1;
+  GST_OBJECT_UNLOCK (self);
+  GST_INFO_OBJECT (self, "listening on port %u", self->current_port);
+  g_object_notify (G_OBJECT (self), "current-port");
+  return TRUE;
+}
+
+static gboolean
+gst_multi_tcp_sink_stop (GstBaseSink * bsink)
+{
+  GstMultiTcpSink *self = GST_MULTI_TCP_SINK (bsink);
+  MtcpServer *server;
+
+  GST_OBJECT_LOCK (self);
+  server = self->server;
+  self->server = NULL;
+  self->current_port = 0;
+  GST_OBJECT_UNLOCK (self);
+  if (server)
+    mtcp_server_free (server);
+  return TRUE;
+}
+
+static gboolean
+gst_multi_tcp_sink_set_caps (GstBaseSink * bsink, GstCaps * caps)
+{
+  GstMultiTcpSink *self = GST_MULTI_TCP_SINK (bsink);
+
+  GST_DEBUG_OBJECT (self, "caps %" GST_PTR_FORMAT, caps);
+  mtcp_server_push_caps (self->server, caps);
+  return TRUE;
+}
+
+/* A live upstream must never wait for the network; a file may. */
+static gboolean
+upstream_is_live (GstMultiTcpSink * self)
+{
+  if (self->upstream_live < 0) {
+    GstQuery *q = gst_query_new_latency ();
+    gboolean live = FALSE;
+
+    if (gst_pad_peer_query (GST_BASE_SINK_PAD (self), q))
+      gst_query_parse_latency (q, &live, NULL, NULL);
+    gst_query_unref (q);
+    self->upstream_live = live ? 1 : 0;
+    GST_INFO_OBJECT (self, "upstream is %s: %s", live ? "live" : "not live",
+        live ? "sessions that fall behind skip to a keyframe" :
+        "the queue bound holds it back");
+  }
+  return self->upstream_live == 1;
+}
+
+static GstFlowReturn
+gst_multi_tcp_sink_render (GstBaseSink * bsink, GstBuffer * buf)
+{
+  GstMultiTcpSink *self = GST_MULTI_TCP_SINK (bsink);
+  GstSegment *segment = &bsink->segment;
+  GstClockTime pts = GST_CLOCK_TIME_NONE, dts = GST_CLOCK_TIME_NONE;
+
+  if (segment->format == GST_FORMAT_TIME) {
+    pts = gst_segment_to_running_time (segment, GST_FORMAT_TIME,
+        GST_BUFFER_PTS (buf));
+    dts = gst_segment_to_running_time (segment, GST_FORMAT_TIME,
+        GST_BUFFER_DTS (buf));
+  }
+  if (!mtcp_server_push_buffer (self->server, buf, pts, dts,
+          GST_BUFFER_DURATION (buf), upstream_is_live (self)))
+    return GST_FLOW_FLUSHING;
+  return GST_FLOW_OK;
+}
+
+static gboolean
+gst_multi_tcp_sink_event (GstBaseSink * bsink, GstEvent * event)
+{
+  GstMultiTcpSink *self = GST_MULTI_TCP_SINK (bsink);
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->server) {
+    mtcp_server_push_eos (self->server);
+    /* nothing lost: EOS is posted once receivers have everything */
+    if (!mtcp_server_wait_drained (self->server, EOS_DRAIN_TIMEOUT))
+      GST_WARNING_OBJECT (self, "not every receiver took all data before EOS");
+  }
+  return GST_BASE_SINK_CLASS (parent_class)->event (bsink, event);
+}
+
+static gboolean
+gst_multi_tcp_sink_unlock (GstBaseSink * bsink)
+{
+  GstMultiTcpSink *self = GST_MULTI_TCP_SINK (bsink);
+  if (self->server)
+    mtcp_server_set_flushing (self->server, TRUE);
+  return TRUE;
+}
+
+static gboolean
+gst_multi_tcp_sink_unlock_stop (GstBaseSink * bsink)
+{
+  GstMultiTcpSink *self = GST_MULTI_TCP_SINK (bsink);
+  if (self->server)
+    mtcp_server_set_flushing (self->server, FALSE);
+  return TRUE;
+}
+
+static void
+gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseSinkClass *basesink_class = GST_BASE_SINK_CLASS (klass);
+
+  GST_DEBUG_CATEGORY_INIT (multitcpsink_debug, "multitcpsink", 0,
+      "multitcp sink element");
+
+  gobject_class->set_property = gst_multi_tcp_sink_set_property;
+  gobject_class->get_property = gst_multi_tcp_sink_get_property;
+  gobject_class->finalize = gst_multi_tcp_sink_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_HOST,
+      g_param_spec_string ("host", "Host",
+          "Address to listen on (0.0.0.0 = every IPv4 interface)",
+          DEFAULT_HOST, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_PORT,
+      g_param_spec_int ("port", "Port",
+          "Port to listen on (0 = pick a free port, see current-port)",
+          0, G_MAXUINT16, DEFAULT_PORT,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_CURRENT_PORT,
+      g_param_spec_int ("current-port", "Current port",
+          "The port listened on (0 when not listening)", 0, G_MAXUINT16, 0,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_SCHEDULER,
+      g_param_spec_enum ("scheduler", "Scheduler",
+          "How frames are spread over a session's connections",
+          GST_TYPE_MULTI_TCP_SCHEDULER, DEFAULT_SCHEDULER,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_MAX_SESSION_BYTES,
+      g_param_spec_uint64 ("max-session-bytes", "Max session bytes",
+          "Bytes a session may fall behind before it skips to the latest "
+          "keyframe (live) or holds upstream back (not live); 0 = unlimited",
+          0, G_MAXUINT64, DEFAULT_MAX_SESSION_BYTES,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_MAX_SESSION_LAG,
+      g_param_spec_uint64 ("max-session-lag", "Max session lag",
+          "Stream time (ns) a session may fall behind before it skips to the "
+          "latest keyframe (live) or holds upstream back (not live); "
+          "-1 = unlimited", 0, G_MAXUINT64, DEFAULT_MAX_SESSION_LAG,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_NOTSENT_LOWAT,
+      g_param_spec_uint ("notsent-lowat", "Unsent bytes low mark",
+          "A connection takes new frames only while its kernel buffer holds "
+          "fewer unsent bytes than this (TCP_NOTSENT_LOWAT; 0 = kernel default)",
+          0, G_MAXINT, DEFAULT_NOTSENT_LOWAT,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_CONGESTION_CONTROL,
+      g_param_spec_string ("congestion-control", "Congestion control",
+          "TCP congestion control for every connection (e.g. reno, cubic, "
+          "bbr; empty = system default)", NULL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_MAX_SESSIONS,
+      g_param_spec_uint ("max-sessions", "Max sessions",
+          "Receivers served at once; more are refused", 1, G_MAXINT,
+          DEFAULT_MAX_SESSIONS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_MAX_CONNECTIONS,
+      g_param_spec_uint ("max-connections", "Max connections",
+          "Connections one session may open; more are refused", 1, 1024,
+          DEFAULT_MAX_CONNECTIONS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_HANDSHAKE_TIMEOUT,
+      g_param_spec_uint ("handshake-timeout", "Handshake timeout",
+          "Milliseconds a new connection has to send its HELLO", 1, G_MAXINT,
+          DEFAULT_HANDSHAKE_TIMEOUT,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_MAX_FRAME_SIZE,
+      g_param_spec_uint ("max-frame-size", "Max frame size",
+          "Largest frame body accepted from a peer, in bytes", 1024,
+          MTCP_MAX_FRAME_LIMIT, DEFAULT_MAX_FRAME_SIZE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics",
+          "Sessions and connections: bytes and buffers sent and dropped, "
+          "queue depth, and the kernel's TCP_INFO of each connection",
+          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_set_static_metadata (element_class,
+      "Multi-connection TCP sink", "Sink/Network",
+      "Stripes a live stream over several TCP connections per receiver",
+      "multitcp developers");
+
+  basesink_class->start = GST_DEBUG_FUNCPTR (gst_multi_tcp_sink_start);
+  basesink_class->stop = GST_DEBUG_FUNCPTR (gst_multi_tcp_sink_stop);
+  basesink_class->set_caps = GST_DEBUG_FUNCPTR (gst_multi_tcp_sink_set_caps);
+  basesink_class->render = GST_DEBUG_FUNCPTR (gst_multi_tcp_sink_render);
+  basesink_class->event = GST_DEBUG_FUNCPTR (gst_multi_tcp_sink_event);
+  basesink_class->unlock = GST_DEBUG_FUNCPTR (gst_multi_tcp_sink_unlock);
+  basesink_class->unlock_stop =
+      GST_DEBUG_FUNCPTR (gst_multi_tcp_sink_unlock_stop);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_MULTI_TCP_SCHEDULER, 0);
+}

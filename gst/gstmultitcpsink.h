@@ -1,0 +1,39 @@
+#ifndef __GST_MULTI_TCP_SINK_H__
+#define __GST_MULTI_TCP_SINK_H__
+
+#include <gst/gst.h>
+#include <gst/base/gstbasesink.h>
+
+#include "mtcpserver.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_MULTI_TCP_SINK (gst_multi_tcp_sink_get_type ())
+G_DECLARE_FINAL_TYPE (GstMultiTcpSink, gst_multi_tcp_sink, GST, MULTI_TCP_SINK,
+    GstBaseSink)
+
+struct _GstMultiTcpSink {
+  GstBaseSink parent;
+
+  /* properties, under the object lock */
+  gchar *host;
+  guint port;
+  MtcpScheduler scheduler;
+  guint64 max_session_bytes;
+  guint64 max_session_lag;
+  guint notsent_lowat;
+  gchar *congestion_control;
+  guint max_sessions;
+  guint max_connections;
+  guint handshake_timeout;
+  guint max_frame_size;
+
+  MtcpServer *server;
+  guint current_port;
+  gint upstream_live;           /* -1 unknown, 0, 1 */
+  gint64 last_warning_us;
+};
+
+G_END_DECLS
+
+#endif

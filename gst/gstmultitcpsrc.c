@@ -1,0 +1,427 @@
+/**
+ * SECTION:element-multitcpsrc
+ * @title: multitcpsrc
+ *
+ * Receives a stream from multitcpsink over a session of several TCP
+ * connections, restores the order of what arrives, and releases each
+ * buffer by its playback deadline: the sender's running time mapped onto
+ * the local clock, plus #GstMultiTcpSrc:latency. A gap still open at the
+ * deadline of the buffer after it is skipped (that buffer carries
+ * DISCONT); a buffer that comes after its slot was released is late,
+ * dropped and counted. Caps, flags and stream headers come from the
+ * sender.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 multitcpsrc host=127.0.0.1 port=5600 connections=5 latency=1000 ! h264parse ! avdec_h264 ! autovideosink
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstmultitcpsrc.h"
+#include "mtcpprotocol.h"
+
+GST_DEBUG_CATEGORY_STATIC (multitcpsrc_debug);
+#define GST_CAT_DEFAULT multitcpsrc_debug
+
+#define DEFAULT_HOST "localhost"
+#define DEFAULT_PORT 5600
+#define DEFAULT_CONNECTIONS 5
+#define DEFAULT_LATENCY_MS 1000
+#define DEFAULT_TIMEOUT 10
+#define DEFAULT_STATS_INTERVAL 0
+#define DEFAULT_MAX_FRAME_SIZE MTCP_MAX_FRAME_DEFAULT
+#define FEEDBACK_INTERVAL_MS 100
+
+enum {
+  PROP_0,
+  PROP_HOST,
+  PROP_PORT,
+  PROP_CONNECTIONS,
+  PROP_LATENCY,
+  PROP_TIMEOUT,
+  PROP_STATS_INTERVAL,
+  PROP_MAX_FRAME_SIZE,
+  PROP_STATS,
+};
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+
+#define gst_multi_tcp_src_parent_class parent_class
+G_DEFINE_TYPE (GstMultiTcpSrc, gst_multi_tcp_src, GST_TYPE_PUSH_SRC);
+
+static void
+gst_multi_tcp_src_init (GstMultiTcpSrc * self)
+{
+  self->host = g_strdup (DEFAULT_HOST);
+  self->port = DEFAULT_PORT;
+  self->connections = DEFAULT_CONNECTIONS;
+  self->latency_ms = DEFAULT_LATENCY_MS;
+  self->timeout = DEFAULT_TIMEOUT;
+  self->stats_interval = DEFAULT_STATS_INTERVAL;
+  self->max_frame_size = DEFAULT_MAX_FRAME_SIZE;
+  self->cancellable = g_cancellable_new ();
+
+  gst_base_src_set_live (GST_BASE_SRC (self), TRUE);
+  gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_TIME);
+  gst_base_src_set_do_timestamp (GST_BASE_SRC (self), FALSE);
+}
+
+static void
+gst_multi_tcp_src_finalize (GObject * object)
+{
+  GstMultiTcpSrc *self = GST_MULTI_TCP_SRC (object);
+
+  g_free (self->host);
+  g_object_unref (self->cancellable);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_multi_tcp_src_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstMultiTcpSrc *self = GST_MULTI_TCP_SRC (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_HOST:
+      g_free (self->host);
+      self->host = g_value_dup_string (value);
+      break;
+    case PROP_PORT:
+      self->port = g_value_get_int (value);
+      break;
+    case PROP_CONNECTIONS:
+      self->connections = g_value_get_uint (value);
+      break;
+    case PROP_LATENCY:
+      self->latency_ms = g_value_get_uint (value);
+      break;
+    case PROP_TIMEOUT:
+      self->timeout = g_value_get_uint (value);
+      break;
+    case PROP_STATS_INTERVAL:
+      self->stats_interval = g_value_get_uint (value);
+      break;
+    case PROP_MAX_FRAME_SIZE:
+      self->max_frame_size = g_value_get_uint (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_multi_tcp_src_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstMultiTcpSrc *self = GST_MULTI_TCP_SRC (object);
+
+  if (prop_id == PROP_STATS) {
+    MtcpClient *client;
+    GST_OBJECT_LOCK (self);
+    client = self->client;
+    GST_OBJECT_UNLOCK (self);
+    g_value_take_boxed (value, client ? mtcp_client_get_stats (client) :
+        gst_structure_new_empty ("multitcpsrc-stats"));
+    return;
+  }
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_HOST:
+      g_value_set_string (value, self->host);
+      break;
+    case PROP_PORT:
+      g_value_set_int (value, self->port);
+      break;
+    case PROP_CONNECTIONS:
+      g_value_set_uint (value, self->connections);
+      break;
+    case PROP_LATENCY:
+      g_value_set_uint (value, self->latency_ms);
+      break;
+    case PROP_TIMEOUT:
+      g_value_set_uint (value, self->timeout);
+      break;
+    case PROP_STATS_INTERVAL:
+      g_value_set_uint (value, self->stats_interval);
+      break;
+    case PROP_MAX_FRAME_SIZE:
+      g_value_set_uint (value, self->max_frame_size);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* From the client's I/O thread, every stats-interval ms. */
+static void
+on_client_stats (GstStructure * stats, gpointer user_data)
+{
+  GstMultiTcpSrc *self = user_data;
+
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), stats));
+}
+
+static gboolean
+gst_multi_tcp_src_start (GstBaseSrc * bsrc)
+{
+  GstMultiTcpSrc *self = GST_MULTI_TCP_SRC (bsrc);
+  MtcpClientConfig config;
+  MtcpClient *client;
+  GError *err = NULL;
+
+  GST_OBJECT_LOCK (self);
+  config.host = g_strdup (self->host);
+  config.port = self->port;
+  config.connections = MAX (self->connections, 1);
+  config.latency = (GstClockTime) self->latency_ms * GST_MSECOND;
+  config.timeout_s = self->timeout;
+  config.max_frame = self->max_frame_size;
+  config.feedback_interval_ms = FEEDBACK_INTERVAL_MS;
+  config.stats_interval_ms = self->stats_interval;
+  self->have_offset = FALSE;
+  self->pending_discont = TRUE;
+  GST_OBJECT_UNLOCK (self);
+
+  g_cancellable_reset (self->cancellable);
+  client = mtcp_client_new (&config, on_client_stats, self);
+  if (!mtcp_client_start (client, self->cancellable, &err)) {
+    if (g_error_matches (err, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
+      GST_DEBUG_OBJECT (self, "connecting cancelled");
+    } else {
+      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
+          ("Could not connect to multitcpsink at %s:%u", config.host,
+              config.port), ("%s", err->message));
+    }
+    g_error_free (err);
+    g_free (config.host);
+    mtcp_client_free (client);
+    return FALSE;
+  }
+  GST_INFO_OBJECT (self, "session %s with %s:%u, %u connections, latency %u ms",
+      mtcp_client_get_session_id (client), config.host, config.port,
+      config.connections, (guint) (config.latency / GST_MSECOND));
+  g_free (config.host);
+
+  GST_OBJECT_LOCK (self);
+  self->client = client;
+  GST_OBJECT_UNLOCK (self);
+  return TRUE;
+}
+
+static gboolean
+gst_multi_tcp_src_stop (GstBaseSrc * bsrc)
+{
+  GstMultiTcpSrc *self = GST_MULTI_TCP_SRC (bsrc);
+  MtcpClient *client;
+
+  GST_OBJECT_LOCK (self);
+  client = self->client;
+  self->client = NULL;
+  GST_OBJECT_UNLOCK (self);
+  if (client)
+    mtcp_client_free (client);
+  return TRUE;
+}
+
+/* Local monotonic time -> running time, measured once so the mapping does
+ * not jitter from buffer to buffer. */
+static GstClockTime
+to_running_time (GstMultiTcpSrc * self, GstClockTime local)
+{
+  gint64 t;
+
+  if (!GST_CLOCK_TIME_IS_VALID (local))
+    return GST_CLOCK_TIME_NONE;
+  /* called with the first buffer's DTS first: the earliest time it maps */
+  if (!self->have_offset) {
+    GstClock *clock = gst_element_get_clock (GST_ELEMENT (self));
+    GstClockTime base = gst_element_get_base_time (GST_ELEMENT (self));
+    GstClockTime now_local = mtcp_client_now ();
+
+    if (clock) {
+      GstClockTime now = gst_clock_get_time (clock);
+      self->running_offset = (gint64) (now - base) - (gint64) now_local;
+      /* a first buffer mapped before the pipeline started would come out
+       * at a negative time: start it at zero, later ones keep their spacing */
+      if ((gint64) local + self->running_offset < 0)
+        self->running_offset = -(gint64) local;
+      gst_object_unref (clock);
+    } else {
+      /* no clock (not in a pipeline that runs): start at zero */
+      self->running_offset = -(gint64) local;
+    }
+    self->have_offset = TRUE;
+  }
+  t = (gint64) local + self->running_offset;
+  return t < 0 ? 0 : (GstClockTime) t;
+}
+
+static GstFlowReturn
+gst_multi_tcp_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
+{
+  GstMultiTcpSrc *self = GST_MULTI_TCP_SRC (psrc);
+
+  for (;;) {
+    MtcpItem item = { 0, };
+    GError *err = NULL;
+
+    switch (mtcp_client_pop (self->client, &item, &err)) {
+      case MTCP_POP_FLUSHING:
+        return GST_FLOW_FLUSHING;
+      case MTCP_POP_ERROR:
+        GST_ELEMENT_ERROR (self, RESOURCE, READ,
+            ("Lost the stream from %s:%u", self->host, self->port),
+            ("%s", err->message));
+        g_error_free (err);
+        return GST_FLOW_ERROR;
+      case MTCP_POP_OK:
+        break;
+    }
+    if (item.discont)
+      self->pending_discont = TRUE;
+
+    switch (item.kind) {
+      case MTCP_ITEM_CAPS:
+        GST_DEBUG_OBJECT (self, "caps %" GST_PTR_FORMAT, item.caps);
+        if (!gst_base_src_set_caps (GST_BASE_SRC (self), item.caps))
+          GST_WARNING_OBJECT (self, "downstream refused %" GST_PTR_FORMAT,
+              item.caps);
+        mtcp_item_clear (&item);
+        continue;
+      case MTCP_ITEM_EOS:
+        GST_INFO_OBJECT (self, "EOS from the sender");
+        return GST_FLOW_EOS;
+      case MTCP_ITEM_BUFFER:{
+        GstBuffer *buf = item.buffer;
+
+        GST_BUFFER_DTS (buf) = to_running_time (self, GST_BUFFER_DTS (buf));
+        GST_BUFFER_PTS (buf) = to_running_time (self, GST_BUFFER_PTS (buf));
+        if (self->pending_discont) {
+          GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
+          self->pending_discont = FALSE;
+        }
+        GST_LOG_OBJECT (self, "seq %" G_GUINT64_FORMAT " pts %" GST_TIME_FORMAT
+            " size %" G_GSIZE_FORMAT, item.seq,
+            GST_TIME_ARGS (GST_BUFFER_PTS (buf)), gst_buffer_get_size (buf));
+        *outbuf = buf;
+        return GST_FLOW_OK;
+      }
+    }
+  }
+}
+
+static gboolean
+gst_multi_tcp_src_query (GstBaseSrc * bsrc, GstQuery * query)
+{
+  GstMultiTcpSrc *self = GST_MULTI_TCP_SRC (bsrc);
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
+    GstClockTime latency;
+    GST_OBJECT_LOCK (self);
+    latency = (GstClockTime) self->latency_ms * GST_MSECOND;
+    GST_OBJECT_UNLOCK (self);
+    gst_query_set_latency (query, TRUE, latency, latency);
+    return TRUE;
+  }
+  return GST_BASE_SRC_CLASS (parent_class)->query (bsrc, query);
+}
+
+static gboolean
+gst_multi_tcp_src_unlock (GstBaseSrc * bsrc)
+{
+  GstMultiTcpSrc *self = GST_MULTI_TCP_SRC (bsrc);
+
+  g_cancellable_cancel (self->cancellable);
+  if (self->client)
+    mtcp_client_set_flushing (self->client, TRUE);
+  return TRUE;
+}
+
+static gboolean
+gst_multi_tcp_src_unlock_stop (GstBaseSrc * bsrc)
+{
+  GstMultiTcpSrc *self = GST_MULTI_TCP_SRC (bsrc);
+
+  g_cancellable_reset (self->cancellable);
+  if (self->client)
+    mtcp_client_set_flushing (self->client, FALSE);
+  return TRUE;
+}
+
+static void
+gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseSrcClass *basesrc_class = GST_BASE_SRC_CLASS (klass);
+  GstPushSrcClass *pushsrc_class = GST_PUSH_SRC_CLASS (klass);
+
+  GST_DEBUG_CATEGORY_INIT (multitcpsrc_debug, "multitcpsrc", 0,
+      "multitcp source element");
+
+  gobject_class->set_property = gst_multi_tcp_src_set_property;
+  gobject_class->get_property = gst_multi_tcp_src_get_property;
+  gobject_class->finalize = gst_multi_tcp_src_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_HOST,
+      g_param_spec_string ("host", "Host", "The multitcpsink to connect to",
+          DEFAULT_HOST, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_PORT,
+      g_param_spec_int ("port", "Port", "Its port", 1, G_MAXUINT16,
+          DEFAULT_PORT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_CONNECTIONS,
+      g_param_spec_uint ("connections", "Connections",
+          "TCP connections in the session", 1, 1024, DEFAULT_CONNECTIONS,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_LATENCY,
+      g_param_spec_uint ("latency", "Latency",
+          "Milliseconds between a buffer's mapped sender time and its "
+          "playback deadline: the startup delay the reorder buffer may use",
+          0, G_MAXINT, DEFAULT_LATENCY_MS,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_TIMEOUT,
+      g_param_spec_uint ("timeout", "Timeout",
+          "Seconds to wait for connecting and for data before failing "
+          "(0 = wait forever)", 0, G_MAXINT, DEFAULT_TIMEOUT,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_STATS_INTERVAL,
+      g_param_spec_uint ("stats-interval", "Stats interval",
+          "Post the stats as an element message every this many ms "
+          "(0 = never)", 0, G_MAXINT, DEFAULT_STATS_INTERVAL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_MAX_FRAME_SIZE,
+      g_param_spec_uint ("max-frame-size", "Max frame size",
+          "Largest frame body accepted from the sink, in bytes", 1024,
+          MTCP_MAX_FRAME_LIMIT, DEFAULT_MAX_FRAME_SIZE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics",
+          "Bitrate, buffers pushed, late, skipped, late fraction, reorder "
+          "depth, and per connection bytes, RTT and state",
+          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "Multi-connection TCP source", "Source/Network",
+      "Receives a stream from multitcpsink over several TCP connections",
+      "multitcp developers");
+
+  basesrc_class->start = GST_DEBUG_FUNCPTR (gst_multi_tcp_src_start);
+  basesrc_class->stop = GST_DEBUG_FUNCPTR (gst_multi_tcp_src_stop);
+  basesrc_class->query = GST_DEBUG_FUNCPTR (gst_multi_tcp_src_query);
+  basesrc_class->unlock = GST_DEBUG_FUNCPTR (gst_multi_tcp_src_unlock);
+  basesrc_class->unlock_stop = GST_DEBUG_FUNCPTR (gst_multi_tcp_src_unlock_stop);
+  pushsrc_class->create = GST_DEBUG_FUNCPTR (gst_multi_tcp_src_create);
+}

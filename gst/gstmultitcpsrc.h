@@ -1,0 +1,37 @@
+#ifndef __GST_MULTI_TCP_SRC_H__
+#define __GST_MULTI_TCP_SRC_H__
+
+#include <gst/gst.h>
+#include <gst/base/gstpushsrc.h>
+
+#include "mtcpclient.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_MULTI_TCP_SRC (gst_multi_tcp_src_get_type ())
+G_DECLARE_FINAL_TYPE (GstMultiTcpSrc, gst_multi_tcp_src, GST, MULTI_TCP_SRC,
+    GstPushSrc)
+
+struct _GstMultiTcpSrc {
+  GstPushSrc parent;
+
+  /* properties, under the object lock */
+  gchar *host;
+  guint port;
+  guint connections;
+  guint latency_ms;
+  guint timeout;
+  guint stats_interval;
+  guint max_frame_size;
+
+  MtcpClient *client;
+  GCancellable *cancellable;
+  /* local monotonic time -> running time, fixed at the first output */
+  gboolean have_offset;
+  gint64 running_offset;
+  gboolean pending_discont;
+};
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,928 @@
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "mtcpclient.h"
+#include "mtcpconnection.h"
+#include "mtcpprotocol.h"
+#include "mtcpreorder.h"
+#include "mtcptcpinfo.h"
+
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (mtcp_client_debug);
+#define GST_CAT_DEFAULT mtcp_client_debug
+
+#define REORDER_WINDOW (1 << 20)
+
+typedef enum {
+  CONN_CONNECTING,
+  CONN_HANDSHAKE,
+  CONN_READY,
+} ConnState;
+
+static const gchar *
+conn_state_name (ConnState state)
+{
+  switch (state) {
+    case CONN_CONNECTING:
+      return "connecting";
+    case CONN_HANDSHAKE:
+      return "handshake";
+    case CONN_READY:
+      return "ready";
+  }
+  return "unknown";
+}
+
+typedef struct {
+  MtcpClient *client;
+  MtcpConnection *conn;
+  ConnState state;
+  guint32 id;                   /* the sink's connection id */
+  guint index;                  /* ours, for messages */
+  MtcpReport report;            /* last REPORT from the sink */
+  gint64 report_us;             /* when it arrived, 0 = never */
+  guint64 buffers_received;
+} ClientConn;
+
+struct _MtcpClient {
+  MtcpClientConfig config;
+  MtcpClientStatsFunc stats_func;
+  gpointer stats_data;
+
+  GSocketAddress *address;
+  guint8 session_id[MTCP_SESSION_ID_SIZE];
+  gchar *session_str;
+
+  GMutex lock;
+  GCond cond;                   /* new item, flushing, error */
+  MtcpReorder *reorder;
+  GList *conns;                 /* ClientConn* */
+  GList *closed;                /* freed after the dispatch that closed them */
+  guint next_index;
+  gboolean flushing;
+  GError *error;                /* fatal, reported by pop */
+  gboolean all_closed;
+
+  /* sender running time -> local time, fixed by the first timestamp */
+  gboolean mapped;
+  gint64 time_offset;
+
+  /* counters */
+  guint64 bytes_received;
+  guint64 buffers_received;
+  guint64 buffers_pushed;
+  guint64 bytes_pushed;
+  guint64 late;
+  guint64 duplicates;
+  guint64 protocol_errors;
+  guint64 connections_lost;
+  gint64 last_data_us;
+  guint64 rate_bytes_mark;
+  gint64 rate_since_us;
+  guint64 bitrate;
+  gint64 stats_posted_us;
+
+  GMainContext *context;
+  GMainLoop *loop;
+  GThread *thread;
+  gboolean running;
+};
+
+static void client_close_conn (MtcpClient * client, ClientConn * cc,
+    const gchar * why);
+
+GstClockTime
+mtcp_client_now (void)
+{
+  return (GstClockTime) g_get_monotonic_time () * GST_USECOND;
+}
+
+void
+mtcp_item_clear (MtcpItem * item)
+{
+  gst_clear_buffer (&item->buffer);
+  gst_clear_caps (&item->caps);
+}
+
+static void
+item_free (MtcpItem * item)
+{
+  mtcp_item_clear (item);
+  g_free (item);
+}
+
+MtcpClient *
+mtcp_client_new (const MtcpClientConfig * config,
+    MtcpClientStatsFunc stats_func, gpointer user_data)
+{
+  MtcpClient *client = g_new0 (MtcpClient, 1);
+  static gsize done = 0;
+
+  if (g_once_init_enter (&done)) {
+    GST_DEBUG_CATEGORY_INIT (mtcp_client_debug, "multitcpclient", 0,
+        "multitcp source transport");
+    g_once_init_leave (&done, 1);
+  }
+  client->config = *config;
+  client->config.host = g_strdup (config->host);
+  client->stats_func = stats_func;
+  client->stats_data = user_data;
+  g_mutex_init (&client->lock);
+  g_cond_init (&client->cond);
+  client->reorder = mtcp_reorder_new (REORDER_WINDOW,
+      (GDestroyNotify) item_free);
+  return client;
+}
+
+void
+mtcp_client_free (MtcpClient * client)
+{
+  mtcp_client_stop (client);
+  mtcp_reorder_free (client->reorder);
+  g_clear_object (&client->address);
+  g_clear_error (&client->error);
+  g_free (client->session_str);
+  g_free (client->config.host);
+  g_mutex_clear (&client->lock);
+  g_cond_clear (&client->cond);
+  g_free (client);
+}
+
+const gchar *
+mtcp_client_get_session_id (MtcpClient * client)
+{
+  return client->session_str;
+}
+
+static void
+client_fail (MtcpClient * client, GError * error)
+{
+  if (client->error == NULL)
+    client->error = error;
+  else
+    g_error_free (error);
+  g_cond_broadcast (&client->cond);
+}
+
+/* ---- frames from the sink ---- */
+
+/* The first timestamp fixes the mapping: it is due `latency` from now. */
+static GstClockTime
+to_local (MtcpClient * client, guint64 sender_time, GstClockTime now)
+{
+  gint64 t;
+
+  if (sender_time == MTCP_TIME_NONE)
+    return GST_CLOCK_TIME_NONE;
+  if (!client->mapped) {
+    client->time_offset = (gint64) now - (gint64) sender_time;
+    client->mapped = TRUE;
+    GST_DEBUG ("sender time %" GST_TIME_FORMAT " maps to local %"
+        GST_TIME_FORMAT, GST_TIME_ARGS (sender_time), GST_TIME_ARGS (now));
+  }
+  t = (gint64) sender_time + client->time_offset;
+  return t < 0 ? 0 : (GstClockTime) t;
+}
+
+static GstClockTime
+release_margin (MtcpClient * client)
+{
+  /* release a little before the deadline so downstream still has time */
+  return MIN (client->config.latency / 10, 20 * GST_MSECOND);
+}
+
+static void
+hold_item (MtcpClient * client, ClientConn * cc, MtcpItem * item,
+    GstClockTime deadline, GstClockTime now, gsize size)
+{
+  switch (mtcp_reorder_push (client->reorder, item->seq, deadline, now, size,
+          item)) {
+    case MTCP_REORDER_ACCEPTED:
+      g_cond_broadcast (&client->cond);
+      return;
+    case MTCP_REORDER_LATE:
+      client->late++;
+      GST_LOG ("seq %" G_GUINT64_FORMAT " on connection %u is late",
+          item->seq, cc->index);
+      break;
+    case MTCP_REORDER_DUPLICATE:
+      client->duplicates++;
+      break;
+    case MTCP_REORDER_TOO_FAR:
+      client->protocol_errors++;
+      GST_WARNING ("seq %" G_GUINT64_FORMAT " is beyond the reorder window",
+          item->seq);
+      break;
+  }
+  item_free (item);
+}
+
+static gboolean
+handle_buffer (MtcpClient * client, ClientConn * cc, const guint8 * body,
+    gsize size, GstClockTime now, gchar ** err)
+{
+  MtcpBufferInfo info;
+  const guint8 *payload;
+  MtcpItem *item;
+  GstBuffer *buf;
+  GstClockTime deadline = GST_CLOCK_TIME_NONE, ref;
+
+  if (!mtcp_parse_buffer (body, size, &info, &payload, err))
+    return FALSE;
+  buf = gst_buffer_new_memdup (payload, info.payload_size);
+  GST_BUFFER_FLAGS (buf) = mtcp_buffer_flags_from_wire (info.flags);
+  /* DTS first: it is the earlier of the two and decides decode order */
+  ref = info.dts != MTCP_TIME_NONE ? info.dts : info.pts;
+  if (ref != MTCP_TIME_NONE)
+    to_local (client, ref, now);
+  GST_BUFFER_DTS (buf) = to_local (client, info.dts, now);
+  GST_BUFFER_PTS (buf) = to_local (client, info.pts, now);
+  if (info.duration != MTCP_TIME_NONE)
+    GST_BUFFER_DURATION (buf) = info.duration;
+  if (ref != MTCP_TIME_NONE) {
+    GstClockTime local = to_local (client, ref, now);
+    deadline = local + client->config.latency - release_margin (client);
+  }
+  cc->buffers_received++;
+  client->buffers_received++;
+
+  item = g_new0 (MtcpItem, 1);
+  item->kind = MTCP_ITEM_BUFFER;
+  item->seq = info.seq;
+  item->buffer = buf;
+  hold_item (client, cc, item, deadline, now, info.payload_size);
+  return TRUE;
+}
+
+static gboolean
+handle_caps (MtcpClient * client, ClientConn * cc, const guint8 * body,
+    gsize size, GstClockTime now, gchar ** err)
+{
+  guint64 seq;
+  gchar *str;
+  GstCaps *caps;
+  MtcpItem *item;
+
+  if (!mtcp_parse_caps (body, size, &seq, &str, err))
+    return FALSE;
+  caps = gst_caps_from_string (str);
+  if (caps == NULL || !gst_caps_is_fixed (caps)) {
+    *err = g_strdup_printf ("caps that cannot be used: '%.200s'", str);
+    gst_clear_caps (&caps);
+    g_free (str);
+    return FALSE;
+  }
+  GST_DEBUG ("caps seq %" G_GUINT64_FORMAT ": %s", seq, str);
+  g_free (str);
+  item = g_new0 (MtcpItem, 1);
+  item->kind = MTCP_ITEM_CAPS;
+  item->seq = seq;
+  item->caps = caps;
+  hold_item (client, cc, item, GST_CLOCK_TIME_NONE, now, 0);
+  return TRUE;
+}
+
+static gboolean
+handle_data_frame (MtcpClient * client, ClientConn * cc,
+    const MtcpFrameHeader * hdr, const guint8 * body, GstClockTime now,
+    gchar ** err)
+{
+  switch (hdr->type) {
+    case MTCP_FRAME_BUFFER:
+      return handle_buffer (client, cc, body, hdr->length, now, err);
+    case MTCP_FRAME_CAPS:
+      return handle_caps (client, cc, body, hdr->length, now, err);
+    case MTCP_FRAME_EOS:{
+      guint64 seq;
+      MtcpItem *item;
+      if (!mtcp_parse_eos (body, hdr->length, &seq, err))
+        return FALSE;
+      GST_DEBUG ("EOS at seq %" G_GUINT64_FORMAT, seq);
+      item = g_new0 (MtcpItem, 1);
+      item->kind = MTCP_ITEM_EOS;
+      item->seq = seq;
+      hold_item (client, cc, item, GST_CLOCK_TIME_NONE, now, 0);
+      return TRUE;
+    }
+    case MTCP_FRAME_SKIP:{
+      MtcpSkip skip;
+      if (!mtcp_parse_skip (body, hdr->length, &skip, err))
+        return FALSE;
+      GST_DEBUG ("sender skipped seq %" G_GUINT64_FORMAT "..%"
+          G_GUINT64_FORMAT, skip.first_seq, skip.end_seq);
+      mtcp_reorder_skip_range (client->reorder, skip.first_seq, skip.end_seq);
+      g_cond_broadcast (&client->cond);
+      return TRUE;
+    }
+    case MTCP_FRAME_REPORT:
+      if (!mtcp_parse_report (body, hdr->length, &cc->report, err))
+        return FALSE;
+      cc->report_us = g_get_monotonic_time ();
+      return TRUE;
+    case MTCP_FRAME_REFUSE:{
+      MtcpRefuse refuse;
+      if (mtcp_parse_refuse (body, hdr->length, &refuse, err))
+        *err = g_strdup_printf ("refused by the sink: %s", refuse.reason);
+      return FALSE;
+    }
+    case MTCP_FRAME_HELLO:
+    case MTCP_FRAME_WELCOME:
+    case MTCP_FRAME_FEEDBACK:
+      *err = g_strdup_printf ("unexpected %s frame",
+          mtcp_frame_type_name (hdr->type));
+      return FALSE;
+    default:
+      GST_DEBUG ("skipping frame of unknown type 0x%02x", hdr->type);
+      return TRUE;
+  }
+}
+
+static gboolean
+handle_welcome (MtcpClient * client, ClientConn * cc,
+    const MtcpFrameHeader * hdr, const guint8 * body, gchar ** err)
+{
+  MtcpWelcome welcome;
+
+  if (hdr->type == MTCP_FRAME_REFUSE) {
+    MtcpRefuse refuse;
+    if (mtcp_parse_refuse (body, hdr->length, &refuse, err))
+      *err = g_strdup_printf ("refused by the sink: %s", refuse.reason);
+    return FALSE;
+  }
+  if (hdr->type != MTCP_FRAME_WELCOME) {
+    *err = g_strdup_printf ("expected WELCOME, got %s",
+        mtcp_frame_type_name (hdr->type));
+    return FALSE;
+  }
+  if (!mtcp_parse_welcome (body, hdr->length, &welcome, err))
+    return FALSE;
+  if (memcmp (welcome.session_id, client->session_id,
+          MTCP_SESSION_ID_SIZE) != 0) {
+    *err = g_strdup ("the sink put the connection into another session");
+    return FALSE;
+  }
+  cc->id = welcome.connection_id;
+  cc->state = CONN_READY;
+  GST_INFO ("connection %u joined session %s as %u", cc->index,
+      client->session_str, cc->id);
+  return TRUE;
+}
+
+/* Returns FALSE when the connection was closed. */
+static gboolean
+handle_frames (MtcpClient * client, ClientConn * cc)
+{
+  GstClockTime now = mtcp_client_now ();
+
+  for (;;) {
+    MtcpFrameHeader hdr;
+    const guint8 *body;
+    gchar *err = NULL;
+    gboolean ok;
+    MtcpParseResult r = mtcp_frame_reader_next (cc->conn->reader, &hdr, &body,
+        &err);
+
+    if (r == MTCP_PARSE_NEED_MORE)
+      return TRUE;
+    if (r == MTCP_PARSE_OK) {
+      cc->conn->frames_received++;
+      if (cc->state == CONN_HANDSHAKE)
+        ok = handle_welcome (client, cc, &hdr, body, &err);
+      else
+        ok = handle_data_frame (client, cc, &hdr, body, now, &err);
+      if (ok)
+        continue;
+    }
+    client->protocol_errors++;
+    GST_WARNING ("connection %u (%s): %s", cc->index, cc->conn->peer, err);
+    client_close_conn (client, cc, err);
+    g_free (err);
+    return FALSE;
+  }
+}
+
+/* ---- connections ---- */
+
+static void
+send_hello (ClientConn * cc, MtcpClient * client, gboolean join)
+{
+  MtcpHello hello;
+  MtcpOutFrame *f = mtcp_out_frame_new ();
+
+  hello.magic = MTCP_MAGIC;
+  hello.version = MTCP_VERSION;
+  hello.flags = join ? MTCP_HELLO_FLAG_JOIN : 0;
+  if (join)
+    memcpy (hello.session_id, client->session_id, MTCP_SESSION_ID_SIZE);
+  else
+    memset (hello.session_id, 0, MTCP_SESSION_ID_SIZE);
+  f->type = MTCP_FRAME_HELLO;
+  f->head_size = mtcp_write_hello (f->head, sizeof (f->head_inline), &hello);
+  mtcp_connection_queue (cc->conn, f);
+}
+
+static void
+client_close_conn (MtcpClient * client, ClientConn * cc, const gchar * why)
+{
+  GST_INFO ("connection %u (%s, %s) closes: %s", cc->index, cc->conn->peer,
+      conn_state_name (cc->state), why);
+  client->conns = g_list_remove (client->conns, cc);
+  client->connections_lost++;
+  mtcp_connection_free (cc->conn);
+  cc->conn = NULL;
+  client->closed = g_list_prepend (client->closed, cc);
+
+  if (client->conns == NULL && client->running) {
+    /* nothing more can arrive: what is held is released without waiting */
+    client->all_closed = TRUE;
+    g_cond_broadcast (&client->cond);
+  }
+}
+
+static void
+reap (MtcpClient * client)
+{
+  g_list_free_full (client->closed, g_free);
+  client->closed = NULL;
+}
+
+static gboolean
+on_conn_event (MtcpConnection * conn, GIOCondition cond, gpointer user_data)
+{
+  ClientConn *cc = conn->user_data;
+  MtcpClient *client = user_data;
+  GError *err = NULL;
+
+  g_mutex_lock (&client->lock);
+  if (cc->state == CONN_CONNECTING) {
+    if (!(cond & (G_IO_OUT | G_IO_ERR | G_IO_HUP)))
+      goto done;
+    if (!g_socket_check_connect_result (conn->socket, &err)) {
+      client_close_conn (client, cc, err->message);
+      g_clear_error (&err);
+      goto done;
+    }
+    cc->state = CONN_HANDSHAKE;
+    send_hello (cc, client, TRUE);
+  }
+  if (cond & (G_IO_IN | G_IO_HUP | G_IO_ERR)) {
+    guint64 before = conn->bytes_received;
+    MtcpIoResult r = mtcp_connection_receive (conn, &err);
+
+    if (conn->bytes_received > before) {
+      client->bytes_received += conn->bytes_received - before;
+      client->last_data_us = g_get_monotonic_time ();
+    }
+    if (!handle_frames (client, cc)) {
+      g_clear_error (&err);
+      goto done;
+    }
+    if (r == MTCP_IO_CLOSED || r == MTCP_IO_ERROR) {
+      client_close_conn (client, cc, err ? err->message : "closed by sink");
+      g_clear_error (&err);
+      goto done;
+    }
+  }
+  {
+    MtcpIoResult r = mtcp_connection_flush (conn, &err);
+    if (r == MTCP_IO_CLOSED || r == MTCP_IO_ERROR) {
+      client_close_conn (client, cc, err ? err->message : "write failed");
+      g_clear_error (&err);
+      goto done;
+    }
+    mtcp_connection_want_write (conn, r == MTCP_IO_BLOCKED);
+  }
+done:
+  reap (client);
+  g_mutex_unlock (&client->lock);
+  return TRUE;
+}
+
+static ClientConn *
+conn_new (MtcpClient * client, GSocket * sock, ConnState state)
+{
+  ClientConn *cc = g_new0 (ClientConn, 1);
+
+  cc->client = client;
+  cc->state = state;
+  cc->index = client->next_index++;
+  cc->conn = mtcp_connection_new (sock, client->config.max_frame);
+  cc->conn->user_data = cc;
+  g_free (cc->conn->peer);
+  cc->conn->peer = g_strdup_printf ("%s:%u", client->config.host,
+      client->config.port);
+  client->conns = g_list_append (client->conns, cc);
+  return cc;
+}
+
+/* Open one more connection without blocking the I/O thread. */
+static void
+open_connection (MtcpClient * client)
+{
+  GError *err = NULL;
+  GSocket *sock = g_socket_new (g_socket_address_get_family (client->address),
+      G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &err);
+  ClientConn *cc;
+
+  if (sock == NULL) {
+    GST_WARNING ("cannot create socket: %s", err->message);
+    g_error_free (err);
+    return;
+  }
+  g_socket_set_blocking (sock, FALSE);
+  mtcp_tcp_set_nodelay (sock, TRUE);
+  if (!g_socket_connect (sock, client->address, NULL, &err) &&
+      !g_error_matches (err, G_IO_ERROR, G_IO_ERROR_PENDING)) {
+    GST_WARNING ("connecting to %s:%u failed: %s", client->config.host,
+        client->config.port, err->message);
+    g_error_free (err);
+    g_object_unref (sock);
+    return;
+  }
+  g_clear_error (&err);
+  cc = conn_new (client, sock, CONN_CONNECTING);
+  g_object_unref (sock);
+  mtcp_connection_attach (cc->conn, client->context, on_conn_event, client);
+  mtcp_connection_want_write (cc->conn, TRUE);
+  GST_DEBUG ("opening connection %u", cc->index);
+}
+
+static gboolean
+open_more_connections (gpointer data)
+{
+  MtcpClient *client = data;
+  guint have, i;
+
+  g_mutex_lock (&client->lock);
+  have = g_list_length (client->conns);
+  for (i = have; i < client->config.connections; i++)
+    open_connection (client);
+  g_mutex_unlock (&client->lock);
+  return G_SOURCE_REMOVE;
+}
+
+/* ---- feedback and stats ---- */
+
+static void
+send_feedback (MtcpClient * client, ClientConn * cc, gint64 now_us)
+{
+  MtcpFeedback fb;
+  MtcpReorderStats rs;
+  GstClockTime first = mtcp_reorder_first_deadline (client->reorder);
+  GstClockTime now = (GstClockTime) now_us * GST_USECOND;
+
+  mtcp_reorder_get_stats (client->reorder, &rs);
+  memset (&fb, 0, sizeof (fb));
+  fb.highest_in_order = mtcp_reorder_highest_in_order (client->reorder);
+  fb.buffered_bytes = rs.bytes;
+  fb.buffered_time = GST_CLOCK_TIME_IS_VALID (first) && first > now ?
+      first - now : 0;
+  if (cc->report_us) {
+    fb.echo_sink_time_us = cc->report.sink_time_us;
+    fb.echo_delay_us = now_us - cc->report_us;
+  }
+  mtcp_connection_queue (cc->conn, mtcp_out_frame_new_feedback (&fb));
+}
+
+static GstStructure *
+build_stats (MtcpClient * client)
+{
+  MtcpReorderStats rs;
+  GValue conns = G_VALUE_INIT;
+  GstStructure *s;
+  GList *l;
+  guint ready = 0;
+  guint64 stream_bitrate = 0;
+  gdouble late_fraction;
+
+  mtcp_reorder_get_stats (client->reorder, &rs);
+  g_value_init (&conns, GST_TYPE_ARRAY);
+  for (l = client->conns; l; l = l->next) {
+    ClientConn *cc = l->data;
+    GValue v = G_VALUE_INIT;
+    GstStructure *cs = gst_structure_new ("connection",
+        "index", G_TYPE_UINT, cc->index,
+        "id", G_TYPE_UINT, cc->id,
+        "state", G_TYPE_STRING, conn_state_name (cc->state),
+        "bytes-received", G_TYPE_UINT64, cc->conn->bytes_received,
+        "buffers-received", G_TYPE_UINT64, cc->buffers_received,
+        "rtt", G_TYPE_UINT, cc->report.rtt_us,
+        "cwnd", G_TYPE_UINT, cc->report.snd_cwnd,
+        "mss", G_TYPE_UINT, cc->report.snd_mss,
+        "retransmits", G_TYPE_UINT, cc->report.total_retrans,
+        NULL);
+    if (cc->state == CONN_READY)
+      ready++;
+    if (cc->report_us)
+      stream_bitrate = cc->report.stream_bitrate;
+    g_value_init (&v, GST_TYPE_STRUCTURE);
+    g_value_take_boxed (&v, cs);
+    gst_value_array_append_and_take_value (&conns, &v);
+  }
+  late_fraction = rs.released + rs.skipped > 0 ?
+      (gdouble) rs.skipped / (gdouble) (rs.released + rs.skipped) : 0.0;
+  s = gst_structure_new ("multitcpsrc-stats",
+      "session-id", G_TYPE_STRING,
+      client->session_str ? client->session_str : "",
+      "bitrate", G_TYPE_UINT64, client->bitrate,
+      "stream-bitrate", G_TYPE_UINT64, stream_bitrate,
+      "bytes-received", G_TYPE_UINT64, client->bytes_received,
+      "buffers-received", G_TYPE_UINT64, client->buffers_received,
+      "buffers-pushed", G_TYPE_UINT64, client->buffers_pushed,
+      "bytes-pushed", G_TYPE_UINT64, client->bytes_pushed,
+      "buffers-late", G_TYPE_UINT64, client->late,
+      "buffers-skipped", G_TYPE_UINT64, rs.skipped,
+      "buffers-sender-dropped", G_TYPE_UINT64, rs.sender_skipped,
+      "buffers-duplicate", G_TYPE_UINT64, client->duplicates,
+      "late-fraction", G_TYPE_DOUBLE, late_fraction,
+      "reorder-depth", G_TYPE_UINT64, rs.depth,
+      "reorder-bytes", G_TYPE_UINT64, rs.bytes,
+      "n-connections", G_TYPE_UINT, ready,
+      "connections-lost", G_TYPE_UINT64, client->connections_lost,
+      "protocol-errors", G_TYPE_UINT64, client->protocol_errors, NULL);
+  gst_structure_take_value (s, "connections", &conns);
+  return s;
+}
+
+static gboolean
+on_tick (gpointer data)
+{
+  MtcpClient *client = data;
+  gint64 now = g_get_monotonic_time ();
+  GList *l, *next;
+  GstStructure *stats = NULL;
+
+  g_mutex_lock (&client->lock);
+  for (l = client->conns; l; l = next) {
+    ClientConn *cc = l->data;
+    GError *err = NULL;
+    MtcpIoResult r;
+
+    next = l->next;
+    if (cc->state != CONN_READY)
+      continue;
+    send_feedback (client, cc, now);
+    r = mtcp_connection_flush (cc->conn, &err);
+    if (r == MTCP_IO_CLOSED || r == MTCP_IO_ERROR) {
+      client_close_conn (client, cc, err ? err->message : "write failed");
+      g_clear_error (&err);
+      continue;
+    }
+    mtcp_connection_want_write (cc->conn, r == MTCP_IO_BLOCKED);
+  }
+  if (now - client->rate_since_us >= G_USEC_PER_SEC) {
+    client->bitrate = (client->bytes_received - client->rate_bytes_mark) * 8 *
+        G_USEC_PER_SEC / (now - client->rate_since_us);
+    client->rate_bytes_mark = client->bytes_received;
+    client->rate_since_us = now;
+  }
+  if (client->config.timeout_s > 0 && client->last_data_us > 0 &&
+      now - client->last_data_us >
+      (gint64) client->config.timeout_s * G_USEC_PER_SEC) {
+    client_fail (client, g_error_new (G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
+            "no data from %s:%u for %u s", client->config.host,
+            client->config.port, client->config.timeout_s));
+  }
+  if (client->stats_func && client->config.stats_interval_ms > 0 &&
+      now - client->stats_posted_us >=
+      (gint64) client->config.stats_interval_ms * 1000) {
+    client->stats_posted_us = now;
+    stats = build_stats (client);
+  }
+  reap (client);
+  g_mutex_unlock (&client->lock);
+  if (stats)
+    client->stats_func (stats, client->stats_data);
+  return G_SOURCE_CONTINUE;
+}
+
+/* ---- lifecycle ---- */
+
+static gpointer
+client_thread (gpointer data)
+{
+  MtcpClient *client = data;
+
+  g_main_context_push_thread_default (client->context);
+  g_main_loop_run (client->loop);
+  g_main_context_pop_thread_default (client->context);
+  return NULL;
+}
+
+static GSocketAddress *
+resolve (const gchar * host, guint port, GCancellable * cancellable,
+    GError ** error)
+{
+  GInetAddress *addr = g_inet_address_new_from_string (host);
+  GSocketAddress *saddr;
+
+  if (addr == NULL) {
+    GResolver *resolver = g_resolver_get_default ();
+    GList *list = g_resolver_lookup_by_name (resolver, host, cancellable,
+        error);
+    g_object_unref (resolver);
+    if (list == NULL)
+      return NULL;
+    addr = g_object_ref (list->data);
+    g_resolver_free_addresses (list);
+  }
+  saddr = g_inet_socket_address_new (addr, port);
+  g_object_unref (addr);
+  return saddr;
+}
+
+/* The first connection, blocking: its WELCOME names the session. */
+static ClientConn *
+connect_first (MtcpClient * client, GCancellable * cancellable,
+    GError ** error)
+{
+  GSocket *sock;
+  ClientConn *cc;
+  MtcpFrameHeader hdr;
+  const guint8 *body;
+  gchar *err = NULL;
+  MtcpWelcome welcome;
+
+  sock = g_socket_new (g_socket_address_get_family (client->address),
+      G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, error);
+  if (sock == NULL)
+    return NULL;
+  g_socket_set_timeout (sock, client->config.timeout_s);
+  mtcp_tcp_set_nodelay (sock, TRUE);
+  if (!g_socket_connect (sock, client->address, cancellable, error)) {
+    g_object_unref (sock);
+    return NULL;
+  }
+  cc = conn_new (client, sock, CONN_HANDSHAKE);
+  g_object_unref (sock);
+  send_hello (cc, client, FALSE);
+  if (mtcp_connection_flush (cc->conn, error) != MTCP_IO_DONE ||
+      !mtcp_connection_read_frame_blocking (cc->conn, &hdr, &body, cancellable,
+          error))
+    goto failed;
+  if (hdr.type == MTCP_FRAME_REFUSE) {
+    MtcpRefuse refuse;
+    if (mtcp_parse_refuse (body, hdr.length, &refuse, &err))
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED,
+          "refused by the sink: %s", refuse.reason);
+    else
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s", err);
+    goto failed;
+  }
+  if (hdr.type != MTCP_FRAME_WELCOME ||
+      !mtcp_parse_welcome (body, hdr.length, &welcome, &err)) {
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+        "not a multitcpsink, or an incompatible one: %s",
+        err ? err : "no WELCOME");
+    goto failed;
+  }
+  memcpy (client->session_id, welcome.session_id, MTCP_SESSION_ID_SIZE);
+  client->session_str = mtcp_session_id_to_string (welcome.session_id);
+  cc->id = welcome.connection_id;
+  cc->state = CONN_READY;
+  g_socket_set_timeout (cc->conn->socket, 0);
+  GST_INFO ("joined new session %s on %s:%u", client->session_str,
+      client->config.host, client->config.port);
+  g_free (err);
+  return cc;
+
+failed:
+  g_free (err);
+  client->conns = g_list_remove (client->conns, cc);
+  mtcp_connection_free (cc->conn);
+  g_free (cc);
+  return NULL;
+}
+
+gboolean
+mtcp_client_start (MtcpClient * client, GCancellable * cancellable,
+    GError ** error)
+{
+  ClientConn *first;
+  GSource *source;
+
+  client->address = resolve (client->config.host, client->config.port,
+      cancellable, error);
+  if (client->address == NULL)
+    return FALSE;
+  first = connect_first (client, cancellable, error);
+  if (first == NULL)
+    return FALSE;
+
+  client->context = g_main_context_new ();
+  client->loop = g_main_loop_new (client->context, FALSE);
+  client->rate_since_us = client->last_data_us = g_get_monotonic_time ();
+  mtcp_connection_attach (first->conn, client->context, on_conn_event, client);
+  source = g_timeout_source_new (MAX (client->config.feedback_interval_ms, 10));
+  g_source_set_callback (source, on_tick, client, NULL);
+  g_source_attach (source, client->context);
+  g_source_unref (source);
+  g_main_context_invoke (client->context, open_more_connections, client);
+
+  client->running = TRUE;
+  client->flushing = FALSE;
+  client->thread = g_thread_new ("multitcpsrc-io", client_thread, client);
+  return TRUE;
+}
+
+void
+mtcp_client_stop (MtcpClient * client)
+{
+  if (!client->running)
+    return;
+  g_mutex_lock (&client->lock);
+  client->running = FALSE;
+  client->flushing = TRUE;
+  g_cond_broadcast (&client->cond);
+  g_mutex_unlock (&client->lock);
+
+  g_main_loop_quit (client->loop);
+  g_thread_join (client->thread);
+  client->thread = NULL;
+  while (client->conns)
+    client_close_conn (client, client->conns->data, "source stopping");
+  reap (client);
+  g_main_loop_unref (client->loop);
+  client->loop = NULL;
+  g_main_context_unref (client->context);
+  client->context = NULL;
+}
+
+void
+mtcp_client_set_flushing (MtcpClient * client, gboolean flushing)
+{
+  g_mutex_lock (&client->lock);
+  client->flushing = flushing;
+  g_cond_broadcast (&client->cond);
+  g_mutex_unlock (&client->lock);
+}
+
+MtcpPopResult
+mtcp_client_pop (MtcpClient * client, MtcpItem * out, GError ** error)
+{
+  MtcpPopResult result;
+
+  g_mutex_lock (&client->lock);
+  for (;;) {
+    GstClockTime wake_at = GST_CLOCK_TIME_NONE;
+    GstClockTime now = mtcp_client_now ();
+    gboolean discont = FALSE;
+    guint64 seq;
+    MtcpItem *item;
+
+    if (client->flushing) {
+      result = MTCP_POP_FLUSHING;
+      break;
+    }
+    /* once nothing more can arrive, every gap is final */
+    item = mtcp_reorder_pop (client->reorder,
+        client->all_closed ? G_MAXUINT64 - 1 : now, &seq, &discont, &wake_at);
+    if (item) {
+      *out = *item;
+      out->discont = discont;
+      g_free (item);
+      if (out->kind == MTCP_ITEM_BUFFER) {
+        client->buffers_pushed++;
+        client->bytes_pushed += gst_buffer_get_size (out->buffer);
+      }
+      result = MTCP_POP_OK;
+      break;
+    }
+    if (client->error) {
+      g_propagate_error (error, client->error);
+      client->error = NULL;
+      result = MTCP_POP_ERROR;
+      break;
+    }
+    if (client->all_closed) {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_CONNECTION_CLOSED,
+          "all connections to %s:%u closed", client->config.host,
+          client->config.port);
+      result = MTCP_POP_ERROR;
+      break;
+    }
+    if (GST_CLOCK_TIME_IS_VALID (wake_at)) {
+      gint64 until = g_get_monotonic_time () +
+          (gint64) ((wake_at > now ? wake_at - now : 0) / GST_USECOND);
+      g_cond_wait_until (&client->cond, &client->lock, until);
+    } else {
+      g_cond_wait_until (&client->cond, &client->lock,
+          g_get_monotonic_time () + 200 * G_TIME_SPAN_MILLISECOND);
+    }
+  }
+  g_mutex_unlock (&client->lock);
+  return result;
+}
+
+GstStructure *
+mtcp_client_get_stats (MtcpClient * client)
+{
+  GstStructure *s;
+
+  g_mutex_lock (&client->lock);
+  s = build_stats (client);
+  g_mutex_unlock (&client->lock);
+  return s;
+}

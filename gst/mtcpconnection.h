@@ -1,0 +1,108 @@
+/* One non-blocking TCP connection carrying multitcp frames: an output queue
+ * of encoded frames written with scatter-gather, an incremental frame
+ * reader, byte counters, and a GSource whose poll condition can change
+ * (IN always, OUT only while output is blocked). Used by both ends. */
+#ifndef __MTCP_CONNECTION_H__
+#define __MTCP_CONNECTION_H__
+
+#include <gst/gst.h>
+#include <gio/gio.h>
+
+#include "mtcpprotocol.h"
+
+G_BEGIN_DECLS
+
+/* An encoded frame ready to write: header bytes, then an optional payload. */
+typedef struct {
+  guint8 type;                  /* MtcpFrameType */
+  guint64 seq;                  /* sequenced frames only */
+  guint8 *head;                 /* points at head_inline or an allocation */
+  gsize head_size;
+  GstBuffer *payload;           /* owned ref, may be NULL */
+  guint8 head_inline[MTCP_REPORT_FRAME_SIZE > MTCP_BUFFER_HEAD_SIZE ?
+      MTCP_REPORT_FRAME_SIZE : MTCP_BUFFER_HEAD_SIZE];
+} MtcpOutFrame;
+
+MtcpOutFrame *mtcp_out_frame_new (void);
+/* a frame whose head needs more than the inline space (caps, refuse) */
+guint8 *mtcp_out_frame_alloc_head (MtcpOutFrame * frame, gsize size);
+gsize mtcp_out_frame_size (const MtcpOutFrame * frame);
+void mtcp_out_frame_free (MtcpOutFrame * frame);
+
+typedef enum {
+  MTCP_IO_DONE,                 /* everything queued has been written */
+  MTCP_IO_BLOCKED,              /* the socket would block: wait for OUT */
+  MTCP_IO_CLOSED,               /* the peer closed the connection */
+  MTCP_IO_ERROR,
+} MtcpIoResult;
+
+typedef struct _MtcpConnection MtcpConnection;
+
+/* Called from the GSource with the conditions that fired. Return FALSE
+ * after the connection was closed by the callback. */
+typedef gboolean (*MtcpConnectionFunc) (MtcpConnection * conn,
+    GIOCondition cond, gpointer user_data);
+
+struct _MtcpConnection {
+  GSocket *socket;
+  gchar *peer;                  /* "host:port" for messages */
+  MtcpFrameReader *reader;
+
+  GQueue out;                   /* MtcpOutFrame, head of queue being written */
+  gsize out_offset;             /* bytes of the head frame already written */
+  gsize out_bytes;              /* bytes queued and not yet written */
+
+  GSource *source;
+  gpointer fd_tag;
+  gboolean want_write;
+
+  guint64 bytes_sent;
+  guint64 bytes_received;
+  guint64 frames_sent;
+  guint64 frames_received;
+  gint64 created_us;
+
+  gpointer user_data;           /* owner's per-connection state */
+};
+
+MtcpConnection *mtcp_connection_new (GSocket * socket, guint32 max_body);
+void mtcp_connection_free (MtcpConnection * conn);
+
+void mtcp_connection_attach (MtcpConnection * conn, GMainContext * context,
+    MtcpConnectionFunc func, gpointer user_data);
+void mtcp_connection_detach (MtcpConnection * conn);
+void mtcp_connection_want_write (MtcpConnection * conn, gboolean want);
+
+/* Takes ownership of @frame. */
+void mtcp_connection_queue (MtcpConnection * conn, MtcpOutFrame * frame);
+/* Write what is queued until done or the socket would block. */
+MtcpIoResult mtcp_connection_flush (MtcpConnection * conn, GError ** error);
+/* No queued output and the kernel will take more (honours NOTSENT_LOWAT). */
+gboolean mtcp_connection_can_take (MtcpConnection * conn);
+gboolean mtcp_connection_is_idle (MtcpConnection * conn);
+
+/* Read what the socket has into the frame reader. */
+MtcpIoResult mtcp_connection_receive (MtcpConnection * conn, GError ** error);
+
+/* Blocking helpers for handshakes on a socket in blocking mode. */
+gboolean mtcp_connection_send_all_blocking (MtcpConnection * conn,
+    const guint8 * data, gsize size, GCancellable * cancellable,
+    GError ** error);
+/* Reads until one whole frame is there; *body valid until the next read. */
+gboolean mtcp_connection_read_frame_blocking (MtcpConnection * conn,
+    MtcpFrameHeader * hdr, const guint8 ** body, GCancellable * cancellable,
+    GError ** error);
+
+/* Buffer flags between GstBufferFlags and the wire's MtcpBufferFlags. */
+guint32 mtcp_buffer_flags_to_wire (GstBufferFlags flags);
+GstBufferFlags mtcp_buffer_flags_from_wire (guint32 flags);
+
+/* Convenience encoders into new frames. */
+MtcpOutFrame *mtcp_out_frame_new_refuse (guint16 code, const gchar * reason);
+MtcpOutFrame *mtcp_out_frame_new_welcome (const MtcpWelcome * welcome);
+MtcpOutFrame *mtcp_out_frame_new_report (const MtcpReport * report);
+MtcpOutFrame *mtcp_out_frame_new_feedback (const MtcpFeedback * fb);
+
+G_END_DECLS
+
+#endif

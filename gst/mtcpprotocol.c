@@ -1,0 +1,598 @@
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "mtcpprotocol.h"
+
+#include <gst/gst.h>
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (mtcp_protocol_debug);
+#define GST_CAT_DEFAULT mtcp_protocol_debug
+
+#define HELLO_BODY 24
+#define WELCOME_BODY 32
+#define SKIP_BODY 16
+
+void
+mtcp_protocol_debug_init (void)
+{
+  static gsize done = 0;
+  if (g_once_init_enter (&done)) {
+    GST_DEBUG_CATEGORY_INIT (mtcp_protocol_debug, "multitcpprotocol", 0,
+        "multitcp wire protocol");
+    g_once_init_leave (&done, 1);
+  }
+}
+
+/* ---- byte order helpers ---- */
+
+static inline void
+put_u16 (guint8 * p, guint16 v)
+{
+  p[0] = v >> 8;
+  p[1] = v;
+}
+
+static inline void
+put_u32 (guint8 * p, guint32 v)
+{
+  p[0] = v >> 24;
+  p[1] = v >> 16;
+  p[2] = v >> 8;
+  p[3] = v;
+}
+
+static inline void
+put_u64 (guint8 * p, guint64 v)
+{
+  put_u32 (p, v >> 32);
+  put_u32 (p + 4, (guint32) v);
+}
+
+static inline guint16
+get_u16 (const guint8 * p)
+{
+  return ((guint16) p[0] << 8) | p[1];
+}
+
+static inline guint32
+get_u32 (const guint8 * p)
+{
+  return ((guint32) p[0] << 24) | ((guint32) p[1] << 16) |
+      ((guint32) p[2] << 8) | p[3];
+}
+
+static inline guint64
+get_u64 (const guint8 * p)
+{
+  return ((guint64) get_u32 (p) << 32) | get_u32 (p + 4);
+}
+
+const gchar *
+mtcp_frame_type_name (guint8 type)
+{
+  switch (type) {
+    case MTCP_FRAME_HELLO:
+      return "HELLO";
+    case MTCP_FRAME_WELCOME:
+      return "WELCOME";
+    case MTCP_FRAME_REFUSE:
+      return "REFUSE";
+    case MTCP_FRAME_CAPS:
+      return "CAPS";
+    case MTCP_FRAME_BUFFER:
+      return "BUFFER";
+    case MTCP_FRAME_EOS:
+      return "EOS";
+    case MTCP_FRAME_SKIP:
+      return "SKIP";
+    case MTCP_FRAME_REPORT:
+      return "REPORT";
+    case MTCP_FRAME_FEEDBACK:
+      return "FEEDBACK";
+    default:
+      return "unknown";
+  }
+}
+
+gchar *
+mtcp_session_id_to_string (const guint8 id[MTCP_SESSION_ID_SIZE])
+{
+  gchar *s = g_malloc (MTCP_SESSION_ID_SIZE * 2 + 1);
+  guint i;
+  for (i = 0; i < MTCP_SESSION_ID_SIZE; i++)
+    g_snprintf (s + i * 2, 3, "%02x", id[i]);
+  return s;
+}
+
+/* ---- writing ---- */
+
+gsize
+mtcp_write_header (guint8 out[MTCP_HEADER_SIZE], guint8 type, guint8 flags,
+    guint32 length)
+{
+  out[0] = type;
+  out[1] = flags;
+  put_u16 (out + 2, 0);
+  put_u32 (out + 4, length);
+  return MTCP_HEADER_SIZE;
+}
+
+gsize
+mtcp_write_hello (guint8 * out, gsize out_size, const MtcpHello * hello)
+{
+  guint8 *b = out + MTCP_HEADER_SIZE;
+
+  if (out_size < MTCP_HEADER_SIZE + HELLO_BODY)
+    return 0;
+  mtcp_write_header (out, MTCP_FRAME_HELLO, 0, HELLO_BODY);
+  put_u32 (b, hello->magic);
+  put_u16 (b + 4, hello->version);
+  b[6] = hello->flags;
+  b[7] = 0;
+  memcpy (b + 8, hello->session_id, MTCP_SESSION_ID_SIZE);
+  return MTCP_HEADER_SIZE + HELLO_BODY;
+}
+
+gsize
+mtcp_write_welcome (guint8 * out, gsize out_size, const MtcpWelcome * welcome)
+{
+  guint8 *b = out + MTCP_HEADER_SIZE;
+
+  if (out_size < MTCP_HEADER_SIZE + WELCOME_BODY)
+    return 0;
+  mtcp_write_header (out, MTCP_FRAME_WELCOME, 0, WELCOME_BODY);
+  put_u32 (b, MTCP_MAGIC);
+  put_u16 (b + 4, MTCP_VERSION);
+  put_u16 (b + 6, 0);
+  memcpy (b + 8, welcome->session_id, MTCP_SESSION_ID_SIZE);
+  put_u32 (b + 24, welcome->connection_id);
+  put_u32 (b + 28, welcome->max_frame);
+  return MTCP_HEADER_SIZE + WELCOME_BODY;
+}
+
+gsize
+mtcp_write_refuse (guint8 * out, gsize out_size, guint16 code,
+    const gchar * reason)
+{
+  gsize len = reason ? strlen (reason) : 0;
+  const gchar *end;
+
+  if (len > MTCP_MAX_REASON)
+    len = MTCP_MAX_REASON;
+  /* never cut a UTF-8 sequence in half */
+  if (reason && !g_utf8_validate (reason, len, &end))
+    len = end - reason;
+  if (out_size < MTCP_HEADER_SIZE + 2 + len)
+    return 0;
+  mtcp_write_header (out, MTCP_FRAME_REFUSE, 0, 2 + len);
+  put_u16 (out + MTCP_HEADER_SIZE, code);
+  if (len)
+    memcpy (out + MTCP_HEADER_SIZE + 2, reason, len);
+  return MTCP_HEADER_SIZE + 2 + len;
+}
+
+gsize
+mtcp_write_buffer_head (guint8 * out, gsize out_size,
+    const MtcpBufferInfo * info)
+{
+  guint8 *b = out + MTCP_HEADER_SIZE;
+
+  if (out_size < MTCP_BUFFER_HEAD_SIZE ||
+      (guint64) info->payload_size + MTCP_BUFFER_INFO_SIZE > G_MAXUINT32)
+    return 0;
+  mtcp_write_header (out, MTCP_FRAME_BUFFER, 0,
+      MTCP_BUFFER_INFO_SIZE + info->payload_size);
+  put_u64 (b, info->seq);
+  put_u64 (b + 8, info->pts);
+  put_u64 (b + 16, info->dts);
+  put_u64 (b + 24, info->duration);
+  put_u32 (b + 32, info->flags);
+  put_u32 (b + 36, info->payload_size);
+  return MTCP_BUFFER_HEAD_SIZE;
+}
+
+gsize
+mtcp_write_caps (guint8 * out, gsize out_size, guint64 seq,
+    const gchar * caps_str)
+{
+  gsize len = strlen (caps_str);
+
+  if (len > MTCP_MAX_CONTROL_BODY - 8 || out_size < MTCP_HEADER_SIZE + 8 + len)
+    return 0;
+  mtcp_write_header (out, MTCP_FRAME_CAPS, 0, 8 + len);
+  put_u64 (out + MTCP_HEADER_SIZE, seq);
+  memcpy (out + MTCP_HEADER_SIZE + 8, caps_str, len);
+  return MTCP_HEADER_SIZE + 8 + len;
+}
+
+gsize
+mtcp_write_eos (guint8 * out, gsize out_size, guint64 seq)
+{
+  if (out_size < MTCP_EOS_FRAME_SIZE)
+    return 0;
+  mtcp_write_header (out, MTCP_FRAME_EOS, 0, 8);
+  put_u64 (out + MTCP_HEADER_SIZE, seq);
+  return MTCP_EOS_FRAME_SIZE;
+}
+
+gsize
+mtcp_write_skip (guint8 * out, gsize out_size, const MtcpSkip * skip)
+{
+  if (out_size < MTCP_SKIP_FRAME_SIZE)
+    return 0;
+  mtcp_write_header (out, MTCP_FRAME_SKIP, 0, SKIP_BODY);
+  put_u64 (out + MTCP_HEADER_SIZE, skip->first_seq);
+  put_u64 (out + MTCP_HEADER_SIZE + 8, skip->end_seq);
+  return MTCP_SKIP_FRAME_SIZE;
+}
+
+gsize
+mtcp_write_report (guint8 * out, gsize out_size, const MtcpReport * r)
+{
+  guint8 *b = out + MTCP_HEADER_SIZE;
+
+  if (out_size < MTCP_REPORT_FRAME_SIZE)
+    return 0;
+  mtcp_write_header (out, MTCP_FRAME_REPORT, 0, MTCP_REPORT_SIZE);
+  put_u64 (b, r->sink_time_us);
+  put_u64 (b + 8, r->stream_bitrate);
+  put_u64 (b + 16, r->backlog_bytes);
+  put_u32 (b + 24, r->rtt_us);
+  put_u32 (b + 28, r->rttvar_us);
+  put_u32 (b + 32, r->snd_cwnd);
+  put_u32 (b + 36, r->snd_mss);
+  put_u32 (b + 40, r->total_retrans);
+  put_u32 (b + 44, r->lost);
+  put_u64 (b + 48, r->bytes_acked);
+  return MTCP_REPORT_FRAME_SIZE;
+}
+
+gsize
+mtcp_write_feedback (guint8 * out, gsize out_size, const MtcpFeedback * fb)
+{
+  guint8 *b = out + MTCP_HEADER_SIZE;
+
+  if (out_size < MTCP_FEEDBACK_FRAME_SIZE)
+    return 0;
+  mtcp_write_header (out, MTCP_FRAME_FEEDBACK, 0, MTCP_FEEDBACK_SIZE);
+  put_u64 (b, fb->highest_in_order);
+  put_u64 (b + 8, fb->buffered_bytes);
+  put_u64 (b + 16, fb->buffered_time);
+  put_u64 (b + 24, fb->echo_sink_time_us);
+  put_u64 (b + 32, fb->echo_delay_us);
+  put_u32 (b + 40, fb->window_bytes);
+  put_u32 (b + 44, 0);
+  return MTCP_FEEDBACK_FRAME_SIZE;
+}
+
+/* ---- reading ---- */
+
+static gboolean
+is_control_type (guint8 type)
+{
+  switch (type) {
+    case MTCP_FRAME_HELLO:
+    case MTCP_FRAME_WELCOME:
+    case MTCP_FRAME_REFUSE:
+    case MTCP_FRAME_CAPS:
+    case MTCP_FRAME_EOS:
+    case MTCP_FRAME_SKIP:
+    case MTCP_FRAME_REPORT:
+    case MTCP_FRAME_FEEDBACK:
+      return TRUE;
+    default:
+      return FALSE;
+  }
+}
+
+MtcpParseResult
+mtcp_parse_header (const guint8 * data, gsize size, guint32 max_body,
+    MtcpFrameHeader * hdr, gchar ** error)
+{
+  guint32 limit;
+
+  if (size < MTCP_HEADER_SIZE)
+    return MTCP_PARSE_NEED_MORE;
+  hdr->type = data[0];
+  hdr->flags = data[1];
+  hdr->length = get_u32 (data + 4);
+  limit = is_control_type (hdr->type) ?
+      MIN (max_body, MTCP_MAX_CONTROL_BODY) : max_body;
+  if (hdr->length > limit) {
+    if (error)
+      *error = g_strdup_printf ("%s frame (type 0x%02x) of %u bytes is over "
+          "the limit of %u bytes", mtcp_frame_type_name (hdr->type),
+          hdr->type, hdr->length, limit);
+    GST_DEBUG ("oversized frame: type 0x%02x length %u limit %u", hdr->type,
+        hdr->length, limit);
+    return MTCP_PARSE_ERROR;
+  }
+  return MTCP_PARSE_OK;
+}
+
+static gboolean
+check_size (const gchar * what, gsize size, gsize need, gchar ** error)
+{
+  if (size >= need)
+    return TRUE;
+  if (error)
+    *error = g_strdup_printf ("%s body of %" G_GSIZE_FORMAT " bytes is too "
+        "short (%" G_GSIZE_FORMAT " needed)", what, size, need);
+  return FALSE;
+}
+
+static gboolean
+check_magic_version (const gchar * what, const guint8 * body, gchar ** error)
+{
+  guint32 magic = get_u32 (body);
+  guint16 version = get_u16 (body + 4);
+
+  if (magic != MTCP_MAGIC) {
+    if (error)
+      *error = g_strdup_printf ("%s has wrong magic 0x%08x: not a multitcp "
+          "peer (expected 0x%08x)", what, magic, MTCP_MAGIC);
+    return FALSE;
+  }
+  if (version != MTCP_VERSION) {
+    if (error)
+      *error = g_strdup_printf ("%s has protocol version %u, this side speaks "
+          "version %u", what, version, MTCP_VERSION);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+mtcp_parse_hello (const guint8 * body, gsize size, MtcpHello * out,
+    gchar ** error)
+{
+  if (!check_size ("HELLO", size, HELLO_BODY, error) ||
+      !check_magic_version ("HELLO", body, error))
+    return FALSE;
+  out->magic = get_u32 (body);
+  out->version = get_u16 (body + 4);
+  out->flags = body[6];
+  memcpy (out->session_id, body + 8, MTCP_SESSION_ID_SIZE);
+  return TRUE;
+}
+
+gboolean
+mtcp_parse_welcome (const guint8 * body, gsize size, MtcpWelcome * out,
+    gchar ** error)
+{
+  if (!check_size ("WELCOME", size, WELCOME_BODY, error) ||
+      !check_magic_version ("WELCOME", body, error))
+    return FALSE;
+  memcpy (out->session_id, body + 8, MTCP_SESSION_ID_SIZE);
+  out->connection_id = get_u32 (body + 24);
+  out->max_frame = get_u32 (body + 28);
+  return TRUE;
+}
+
+gboolean
+mtcp_parse_refuse (const guint8 * body, gsize size, MtcpRefuse * out,
+    gchar ** error)
+{
+  gsize len;
+
+  if (!check_size ("REFUSE", size, 2, error))
+    return FALSE;
+  len = size - 2;
+  if (len > MTCP_MAX_REASON) {
+    if (error)
+      *error = g_strdup_printf ("REFUSE reason of %" G_GSIZE_FORMAT " bytes "
+          "is over the limit of %d", len, MTCP_MAX_REASON);
+    return FALSE;
+  }
+  if (!g_utf8_validate ((const gchar *) body + 2, len, NULL)) {
+    if (error)
+      *error = g_strdup ("REFUSE reason is not UTF-8");
+    return FALSE;
+  }
+  out->code = get_u16 (body);
+  memcpy (out->reason, body + 2, len);
+  out->reason[len] = '\0';
+  return TRUE;
+}
+
+gboolean
+mtcp_parse_buffer (const guint8 * body, gsize size, MtcpBufferInfo * out,
+    const guint8 ** payload, gchar ** error)
+{
+  if (!check_size ("BUFFER", size, MTCP_BUFFER_INFO_SIZE, error))
+    return FALSE;
+  out->seq = get_u64 (body);
+  out->pts = get_u64 (body + 8);
+  out->dts = get_u64 (body + 16);
+  out->duration = get_u64 (body + 24);
+  out->flags = get_u32 (body + 32);
+  out->payload_size = get_u32 (body + 36);
+  if ((guint64) out->payload_size + MTCP_BUFFER_INFO_SIZE != size) {
+    if (error)
+      *error = g_strdup_printf ("BUFFER says %u payload bytes but the frame "
+          "holds %" G_GSIZE_FORMAT, out->payload_size,
+          size - MTCP_BUFFER_INFO_SIZE);
+    return FALSE;
+  }
+  *payload = body + MTCP_BUFFER_INFO_SIZE;
+  return TRUE;
+}
+
+gboolean
+mtcp_parse_caps (const guint8 * body, gsize size, guint64 * seq,
+    gchar ** caps_str, gchar ** error)
+{
+  gsize len;
+
+  if (!check_size ("CAPS", size, 8, error))
+    return FALSE;
+  len = size - 8;
+  if (len > MTCP_MAX_CONTROL_BODY - 8 ||
+      memchr (body + 8, '\0', len) != NULL ||
+      !g_utf8_validate ((const gchar *) body + 8, len, NULL)) {
+    if (error)
+      *error = g_strdup ("CAPS text is too long, has a NUL or is not UTF-8");
+    return FALSE;
+  }
+  *seq = get_u64 (body);
+  *caps_str = g_strndup ((const gchar *) body + 8, len);
+  return TRUE;
+}
+
+gboolean
+mtcp_parse_eos (const guint8 * body, gsize size, guint64 * seq,
+    gchar ** error)
+{
+  if (!check_size ("EOS", size, 8, error))
+    return FALSE;
+  *seq = get_u64 (body);
+  return TRUE;
+}
+
+gboolean
+mtcp_parse_skip (const guint8 * body, gsize size, MtcpSkip * out,
+    gchar ** error)
+{
+  if (!check_size ("SKIP", size, SKIP_BODY, error))
+    return FALSE;
+  out->first_seq = get_u64 (body);
+  out->end_seq = get_u64 (body + 8);
+  if (out->first_seq >= out->end_seq) {
+    if (error)
+      *error = g_strdup_printf ("SKIP range %" G_GUINT64_FORMAT "..%"
+          G_GUINT64_FORMAT " is empty", out->first_seq, out->end_seq);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+mtcp_parse_report (const guint8 * body, gsize size, MtcpReport * r,
+    gchar ** error)
+{
+  if (!check_size ("REPORT", size, MTCP_REPORT_SIZE, error))
+    return FALSE;
+  r->sink_time_us = get_u64 (body);
+  r->stream_bitrate = get_u64 (body + 8);
+  r->backlog_bytes = get_u64 (body + 16);
+  r->rtt_us = get_u32 (body + 24);
+  r->rttvar_us = get_u32 (body + 28);
+  r->snd_cwnd = get_u32 (body + 32);
+  r->snd_mss = get_u32 (body + 36);
+  r->total_retrans = get_u32 (body + 40);
+  r->lost = get_u32 (body + 44);
+  r->bytes_acked = get_u64 (body + 48);
+  return TRUE;
+}
+
+gboolean
+mtcp_parse_feedback (const guint8 * body, gsize size, MtcpFeedback * fb,
+    gchar ** error)
+{
+  if (!check_size ("FEEDBACK", size, MTCP_FEEDBACK_SIZE, error))
+    return FALSE;
+  fb->highest_in_order = get_u64 (body);
+  fb->buffered_bytes = get_u64 (body + 8);
+  fb->buffered_time = get_u64 (body + 16);
+  fb->echo_sink_time_us = get_u64 (body + 24);
+  fb->echo_delay_us = get_u64 (body + 32);
+  fb->window_bytes = get_u32 (body + 40);
+  fb->reserved = 0;
+  return TRUE;
+}
+
+/* ---- incremental reader ---- */
+
+#define READ_CHUNK (64 * 1024)
+
+struct _MtcpFrameReader {
+  guint32 max_body;
+  guint8 *data;
+  gsize alloc;
+  gsize start;                  /* first unconsumed byte */
+  gsize end;                    /* one past the last received byte */
+};
+
+MtcpFrameReader *
+mtcp_frame_reader_new (guint32 max_body)
+{
+  MtcpFrameReader *r = g_new0 (MtcpFrameReader, 1);
+
+  mtcp_protocol_debug_init ();
+  r->max_body = max_body;
+  r->alloc = READ_CHUNK;
+  r->data = g_malloc (r->alloc);
+  return r;
+}
+
+void
+mtcp_frame_reader_free (MtcpFrameReader * r)
+{
+  if (r == NULL)
+    return;
+  g_free (r->data);
+  g_free (r);
+}
+
+gsize
+mtcp_frame_reader_pending (MtcpFrameReader * r)
+{
+  return r->end - r->start;
+}
+
+guint8 *
+mtcp_frame_reader_space (MtcpFrameReader * r, gsize * size)
+{
+  gsize pending = r->end - r->start;
+  gsize want = READ_CHUNK;
+
+  /* a frame whose header is in: make room for the whole of it at once */
+  if (pending >= MTCP_HEADER_SIZE) {
+    gsize frame = MTCP_HEADER_SIZE + (gsize) get_u32 (r->data + r->start + 4);
+    if (frame <= MTCP_HEADER_SIZE + (gsize) r->max_body && frame > pending)
+      want = MAX (want, frame - pending);
+  }
+  if (r->alloc - r->end < want) {
+    /* slide the unconsumed bytes to the front, grow only if still short */
+    if (r->start > 0) {
+      memmove (r->data, r->data + r->start, pending);
+      r->start = 0;
+      r->end = pending;
+    }
+    if (r->alloc - r->end < want) {
+      r->alloc = r->end + want;
+      r->data = g_realloc (r->data, r->alloc);
+    }
+  }
+  *size = r->alloc - r->end;
+  return r->data + r->end;
+}
+
+void
+mtcp_frame_reader_commit (MtcpFrameReader * r, gsize n_read)
+{
+  g_return_if_fail (r->end + n_read <= r->alloc);
+  r->end += n_read;
+}
+
+MtcpParseResult
+mtcp_frame_reader_next (MtcpFrameReader * r, MtcpFrameHeader * hdr,
+    const guint8 ** body, gchar ** error)
+{
+  gsize pending = r->end - r->start;
+  MtcpParseResult res;
+
+  res = mtcp_parse_header (r->data + r->start, pending, r->max_body, hdr,
+      error);
+  if (res != MTCP_PARSE_OK)
+    return res;
+  if (pending < MTCP_HEADER_SIZE + (gsize) hdr->length)
+    return MTCP_PARSE_NEED_MORE;
+  *body = r->data + r->start + MTCP_HEADER_SIZE;
+  r->start += MTCP_HEADER_SIZE + hdr->length;
+  if (r->start == r->end)
+    r->start = r->end = 0;      /* the body stays valid: nothing overwrites it yet */
+  return MTCP_PARSE_OK;
+}

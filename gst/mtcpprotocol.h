@@ -1,0 +1,213 @@
+/* multitcp wire protocol, version 1: see docs/protocol.md.
+ *
+ * Every frame is a fixed 8-byte header followed by `length` body bytes:
+ *   u8 type, u8 flags, u16 reserved (0), u32 length      (big-endian)
+ * A reader checks `length` against a limit before it allocates anything,
+ * and skips frames of unknown type by their length. */
+#ifndef __MTCP_PROTOCOL_H__
+#define __MTCP_PROTOCOL_H__
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define MTCP_MAGIC            0x4d544350u       /* "MTCP" */
+#define MTCP_VERSION          1
+#define MTCP_HEADER_SIZE      8
+#define MTCP_SESSION_ID_SIZE  16
+
+/* Hard limits, applied before a length or count is used. */
+#define MTCP_MAX_FRAME_DEFAULT   (16 * 1024 * 1024)      /* body bytes */
+#define MTCP_MAX_FRAME_LIMIT     (256 * 1024 * 1024)
+#define MTCP_MAX_CONTROL_BODY    (64 * 1024)  /* handshake, caps, feedback */
+#define MTCP_MAX_REASON          1024
+
+typedef enum {
+  MTCP_FRAME_HELLO = 0x01,      /* receiver -> sink: join or open a session */
+  MTCP_FRAME_WELCOME = 0x02,    /* sink -> receiver: session id, connection id */
+  MTCP_FRAME_REFUSE = 0x03,     /* either way: readable reason, then close */
+  MTCP_FRAME_CAPS = 0x10,       /* sink -> receiver, sequenced */
+  MTCP_FRAME_BUFFER = 0x11,     /* sink -> receiver, sequenced */
+  MTCP_FRAME_EOS = 0x12,        /* sink -> receiver, sequenced */
+  MTCP_FRAME_SKIP = 0x13,       /* sink -> receiver: a range that will never come */
+  MTCP_FRAME_REPORT = 0x20,     /* sink -> receiver: connection and stream state */
+  MTCP_FRAME_FEEDBACK = 0x21,   /* receiver -> sink: progress and buffer level */
+} MtcpFrameType;
+
+/* HELLO flags */
+#define MTCP_HELLO_FLAG_JOIN   0x01     /* session_id names an existing session */
+
+/* Buffer flags on the wire (independent of GstBufferFlags values) */
+typedef enum {
+  MTCP_BUF_DELTA = 1 << 0,
+  MTCP_BUF_HEADER = 1 << 1,
+  MTCP_BUF_DISCONT = 1 << 2,
+  MTCP_BUF_GAP = 1 << 3,
+  MTCP_BUF_DROPPABLE = 1 << 4,
+  MTCP_BUF_MARKER = 1 << 5,
+  MTCP_BUF_RESYNC = 1 << 6,     /* the sink skipped frames just before this one */
+} MtcpBufferFlags;
+
+typedef enum {
+  MTCP_REFUSE_BAD_MAGIC = 1,
+  MTCP_REFUSE_BAD_VERSION = 2,
+  MTCP_REFUSE_UNKNOWN_SESSION = 3,
+  MTCP_REFUSE_LIMIT = 4,
+  MTCP_REFUSE_PROTOCOL = 5,
+  MTCP_REFUSE_SHUTDOWN = 6,
+} MtcpRefuseCode;
+
+#define MTCP_TIME_NONE G_MAXUINT64      /* "no timestamp" on the wire */
+
+typedef struct {
+  guint8 type;
+  guint8 flags;
+  guint32 length;
+} MtcpFrameHeader;
+
+typedef struct {
+  guint32 magic;
+  guint16 version;
+  guint8 flags;
+  guint8 session_id[MTCP_SESSION_ID_SIZE];
+} MtcpHello;
+
+typedef struct {
+  guint8 session_id[MTCP_SESSION_ID_SIZE];
+  guint32 connection_id;
+  guint32 max_frame;            /* largest body the sink will send */
+} MtcpWelcome;
+
+typedef struct {
+  guint16 code;
+  gchar reason[MTCP_MAX_REASON + 1];
+} MtcpRefuse;
+
+/* Fixed part of a BUFFER body; the payload follows it. Times are the
+ * sender's running time in ns, MTCP_TIME_NONE when invalid. */
+typedef struct {
+  guint64 seq;
+  guint64 pts;
+  guint64 dts;
+  guint64 duration;
+  guint32 flags;                /* MtcpBufferFlags */
+  guint32 payload_size;
+} MtcpBufferInfo;
+#define MTCP_BUFFER_INFO_SIZE 40
+
+typedef struct {
+  guint64 first_seq;            /* inclusive */
+  guint64 end_seq;              /* exclusive */
+} MtcpSkip;
+
+typedef struct {
+  guint64 sink_time_us;         /* sink's monotonic clock, echoed in FEEDBACK */
+  guint64 stream_bitrate;       /* bit/s the sink measures at its input */
+  guint64 backlog_bytes;        /* bytes queued for this session, not yet handed out */
+  guint32 rtt_us;               /* TCP_INFO of this connection at the sink */
+  guint32 rttvar_us;
+  guint32 snd_cwnd;             /* segments */
+  guint32 snd_mss;
+  guint32 total_retrans;
+  guint32 lost;
+  guint64 bytes_acked;
+} MtcpReport;
+#define MTCP_REPORT_SIZE 56
+
+typedef struct {
+  guint64 highest_in_order;     /* highest seq received with no gap before it, or MTCP_TIME_NONE */
+  guint64 buffered_bytes;       /* held in the receiver's reorder buffer */
+  guint64 buffered_time;        /* ns of stream time held */
+  guint64 echo_sink_time_us;    /* last REPORT's sink_time_us, 0 if none */
+  guint64 echo_delay_us;        /* time between that REPORT's arrival and this FEEDBACK */
+  guint32 window_bytes;         /* receive window the receiver set, 0 = kernel default */
+  guint32 reserved;
+} MtcpFeedback;
+#define MTCP_FEEDBACK_SIZE 48
+
+/* ---- writing: each returns the bytes written into @out ---- */
+gsize mtcp_write_header (guint8 out[MTCP_HEADER_SIZE], guint8 type,
+    guint8 flags, guint32 length);
+gsize mtcp_write_hello (guint8 * out, gsize out_size, const MtcpHello * hello);
+gsize mtcp_write_welcome (guint8 * out, gsize out_size,
+    const MtcpWelcome * welcome);
+gsize mtcp_write_refuse (guint8 * out, gsize out_size, guint16 code,
+    const gchar * reason);
+/* header + fixed part only; the caller sends payload_size bytes after it */
+gsize mtcp_write_buffer_head (guint8 * out, gsize out_size,
+    const MtcpBufferInfo * info);
+gsize mtcp_write_caps (guint8 * out, gsize out_size, guint64 seq,
+    const gchar * caps_str);
+gsize mtcp_write_eos (guint8 * out, gsize out_size, guint64 seq);
+gsize mtcp_write_skip (guint8 * out, gsize out_size, const MtcpSkip * skip);
+gsize mtcp_write_report (guint8 * out, gsize out_size,
+    const MtcpReport * report);
+gsize mtcp_write_feedback (guint8 * out, gsize out_size,
+    const MtcpFeedback * fb);
+
+/* Sizes callers need for their stack buffers. */
+#define MTCP_HELLO_FRAME_SIZE    (MTCP_HEADER_SIZE + 24)
+#define MTCP_WELCOME_FRAME_SIZE  (MTCP_HEADER_SIZE + 32)
+#define MTCP_BUFFER_HEAD_SIZE    (MTCP_HEADER_SIZE + MTCP_BUFFER_INFO_SIZE)
+#define MTCP_EOS_FRAME_SIZE      (MTCP_HEADER_SIZE + 8)
+#define MTCP_SKIP_FRAME_SIZE     (MTCP_HEADER_SIZE + 16)
+#define MTCP_REPORT_FRAME_SIZE   (MTCP_HEADER_SIZE + MTCP_REPORT_SIZE)
+#define MTCP_FEEDBACK_FRAME_SIZE (MTCP_HEADER_SIZE + MTCP_FEEDBACK_SIZE)
+
+/* ---- reading ---- */
+typedef enum {
+  MTCP_PARSE_OK = 0,
+  MTCP_PARSE_NEED_MORE,         /* not an error: feed more bytes */
+  MTCP_PARSE_ERROR,             /* the peer broke the protocol: close */
+} MtcpParseResult;
+
+/* Parse the 8-byte header and check the length against @max_body
+ * (and against MTCP_MAX_CONTROL_BODY for control frames). */
+MtcpParseResult mtcp_parse_header (const guint8 * data, gsize size,
+    guint32 max_body, MtcpFrameHeader * hdr, gchar ** error);
+
+/* Body parsers: @body/@size is exactly the frame body. */
+gboolean mtcp_parse_hello (const guint8 * body, gsize size, MtcpHello * out,
+    gchar ** error);
+gboolean mtcp_parse_welcome (const guint8 * body, gsize size,
+    MtcpWelcome * out, gchar ** error);
+gboolean mtcp_parse_refuse (const guint8 * body, gsize size, MtcpRefuse * out,
+    gchar ** error);
+/* on success *payload points into @body, out->payload_size bytes long */
+gboolean mtcp_parse_buffer (const guint8 * body, gsize size,
+    MtcpBufferInfo * out, const guint8 ** payload, gchar ** error);
+/* *caps_str is newly allocated */
+gboolean mtcp_parse_caps (const guint8 * body, gsize size, guint64 * seq,
+    gchar ** caps_str, gchar ** error);
+gboolean mtcp_parse_eos (const guint8 * body, gsize size, guint64 * seq,
+    gchar ** error);
+gboolean mtcp_parse_skip (const guint8 * body, gsize size, MtcpSkip * out,
+    gchar ** error);
+gboolean mtcp_parse_report (const guint8 * body, gsize size,
+    MtcpReport * out, gchar ** error);
+gboolean mtcp_parse_feedback (const guint8 * body, gsize size,
+    MtcpFeedback * out, gchar ** error);
+
+/* Incremental reader: feed it whatever the socket gave, take whole frames. */
+typedef struct _MtcpFrameReader MtcpFrameReader;
+
+MtcpFrameReader *mtcp_frame_reader_new (guint32 max_body);
+void mtcp_frame_reader_free (MtcpFrameReader * reader);
+/* Where the next socket read should go, and how much fits there. */
+guint8 *mtcp_frame_reader_space (MtcpFrameReader * reader, gsize * size);
+void mtcp_frame_reader_commit (MtcpFrameReader * reader, gsize n_read);
+/* Returns OK with a complete frame (body valid until the next call),
+ * NEED_MORE, or ERROR with *error set. Unknown types are returned too:
+ * the caller skips them. */
+MtcpParseResult mtcp_frame_reader_next (MtcpFrameReader * reader,
+    MtcpFrameHeader * hdr, const guint8 ** body, gchar ** error);
+/* Bytes received but not yet returned as frames */
+gsize mtcp_frame_reader_pending (MtcpFrameReader * reader);
+
+const gchar *mtcp_frame_type_name (guint8 type);
+void mtcp_protocol_debug_init (void);
+gchar *mtcp_session_id_to_string (const guint8 id[MTCP_SESSION_ID_SIZE]);
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,384 @@
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "mtcpreorder.h"
+
+GST_DEBUG_CATEGORY_STATIC (mtcp_reorder_debug);
+#define GST_CAT_DEFAULT mtcp_reorder_debug
+
+typedef struct
+{
+  gpointer item;                /* NULL when the slot is empty */
+  GstClockTime deadline;
+  gsize size;
+} MtcpReorderSlot;
+
+/* A half-open range [first, end) the sender said it will never send. */
+typedef struct
+{
+  guint64 first;
+  guint64 end;
+} MtcpReorderRange;
+
+/* Storage: a ring of slots indexed by seq - next_seq. Items mostly arrive
+ * at or near the tail, so push, duplicate detection and head release are
+ * all O(1); the ring doubles (power of two, masked indexing) only when an
+ * item lands beyond its capacity, so it never exceeds the window. The
+ * lowest held seq and the contiguous run at the head are cached so pop and
+ * highest_in_order need no scan in the common case. */
+struct _MtcpReorder
+{
+  guint64 window;
+  GDestroyNotify free_item;
+
+  MtcpReorderSlot *slots;
+  gsize capacity;               /* power of two */
+  gsize head;                   /* index of the slot for next_seq */
+
+  guint64 next_seq;
+  guint64 lowest_held;          /* valid when depth > 0 */
+  guint64 run;                  /* held items contiguous from next_seq */
+  gboolean discont_pending;     /* seqs skipped since the last release */
+
+  GArray *ranges;               /* MtcpReorderRange, sorted, disjoint */
+
+  MtcpReorderStats stats;
+};
+
+#define MTCP_REORDER_MIN_CAPACITY 16
+
+static inline MtcpReorderSlot *
+slot_at (MtcpReorder * reorder, guint64 offset)
+{
+  return &reorder->slots[(reorder->head + offset) & (reorder->capacity - 1)];
+}
+
+MtcpReorder *
+mtcp_reorder_new (guint64 window, GDestroyNotify free_item)
+{
+  static gsize debug_once = 0;
+  MtcpReorder *reorder;
+
+  g_return_val_if_fail (window > 0, NULL);
+  /* the ring may grow up to the window: keep it addressable */
+  g_return_val_if_fail (window <= G_MAXSIZE / 2 / sizeof (MtcpReorderSlot),
+      NULL);
+
+  if (g_once_init_enter (&debug_once)) {
+    GST_DEBUG_CATEGORY_INIT (mtcp_reorder_debug, "multitcpreorder", 0,
+        "multitcp reorder buffer");
+    g_once_init_leave (&debug_once, 1);
+  }
+
+  reorder = g_new0 (MtcpReorder, 1);
+  reorder->window = window;
+  reorder->free_item = free_item;
+  reorder->capacity = MTCP_REORDER_MIN_CAPACITY;
+  reorder->slots = g_new0 (MtcpReorderSlot, reorder->capacity);
+  reorder->ranges = g_array_new (FALSE, FALSE, sizeof (MtcpReorderRange));
+  return reorder;
+}
+
+static void
+free_held (MtcpReorder * reorder)
+{
+  gsize i;
+
+  for (i = 0; i < reorder->capacity; i++) {
+    MtcpReorderSlot *slot = &reorder->slots[i];
+
+    if (slot->item != NULL && reorder->free_item != NULL)
+      reorder->free_item (slot->item);
+    slot->item = NULL;
+  }
+  reorder->stats.depth = 0;
+  reorder->stats.bytes = 0;
+  reorder->run = 0;
+}
+
+void
+mtcp_reorder_free (MtcpReorder * reorder)
+{
+  if (reorder == NULL)
+    return;
+  free_held (reorder);
+  g_free (reorder->slots);
+  g_array_unref (reorder->ranges);
+  g_free (reorder);
+}
+
+void
+mtcp_reorder_reset (MtcpReorder * reorder, guint64 next_seq)
+{
+  g_return_if_fail (reorder != NULL);
+
+  GST_DEBUG ("reset: dropping %" G_GUINT64_FORMAT " items, next seq %"
+      G_GUINT64_FORMAT, reorder->stats.depth, next_seq);
+  free_held (reorder);
+  g_array_set_size (reorder->ranges, 0);
+  reorder->head = 0;
+  reorder->next_seq = next_seq;
+  reorder->discont_pending = FALSE;
+}
+
+/* Grow the ring so that @offset fits; offsets keep their meaning. */
+static void
+grow (MtcpReorder * reorder, guint64 offset)
+{
+  gsize new_capacity = reorder->capacity;
+  MtcpReorderSlot *new_slots;
+  gsize i;
+
+  while (new_capacity <= offset)
+    new_capacity <<= 1;
+
+  new_slots = g_new0 (MtcpReorderSlot, new_capacity);
+  for (i = 0; i < reorder->capacity; i++)
+    new_slots[i] = *slot_at (reorder, i);
+  g_free (reorder->slots);
+  reorder->slots = new_slots;
+  reorder->capacity = new_capacity;
+  reorder->head = 0;
+}
+
+MtcpReorderPushResult
+mtcp_reorder_push (MtcpReorder * reorder, guint64 seq, GstClockTime deadline,
+    GstClockTime now, gsize size, gpointer item)
+{
+  MtcpReorderSlot *slot;
+  guint64 offset;
+
+  g_return_val_if_fail (reorder != NULL, MTCP_REORDER_TOO_FAR);
+  /* NULL is pop's "nothing to release" */
+  g_return_val_if_fail (item != NULL, MTCP_REORDER_TOO_FAR);
+
+  if (seq < reorder->next_seq) {
+    GST_LOG ("seq %" G_GUINT64_FORMAT " late: slot already released "
+        "(next %" G_GUINT64_FORMAT ")", seq, reorder->next_seq);
+    reorder->stats.late++;
+    return MTCP_REORDER_LATE;
+  }
+  if (GST_CLOCK_TIME_IS_VALID (deadline) && GST_CLOCK_TIME_IS_VALID (now)
+      && now > deadline) {
+    GST_LOG ("seq %" G_GUINT64_FORMAT " late: arrived %" GST_STIME_FORMAT
+        " after its deadline", seq, GST_STIME_ARGS (GST_CLOCK_DIFF (deadline,
+                now)));
+    reorder->stats.late++;
+    return MTCP_REORDER_LATE;
+  }
+
+  offset = seq - reorder->next_seq;
+  if (offset < reorder->capacity && slot_at (reorder, offset)->item != NULL) {
+    reorder->stats.duplicates++;
+    return MTCP_REORDER_DUPLICATE;
+  }
+  if (offset >= reorder->window) {
+    GST_DEBUG ("seq %" G_GUINT64_FORMAT " too far ahead of %" G_GUINT64_FORMAT,
+        seq, reorder->next_seq);
+    return MTCP_REORDER_TOO_FAR;
+  }
+
+  if (offset >= reorder->capacity)
+    grow (reorder, offset);
+
+  slot = slot_at (reorder, offset);
+  slot->item = item;
+  slot->deadline = deadline;
+  slot->size = size;
+
+  if (reorder->stats.depth == 0 || seq < reorder->lowest_held)
+    reorder->lowest_held = seq;
+  reorder->stats.depth++;
+  reorder->stats.bytes += size;
+
+  /* extend the contiguous run at the head; amortised O(1) */
+  if (offset == reorder->run) {
+    reorder->run++;
+    while (reorder->run < reorder->capacity
+        && slot_at (reorder, reorder->run)->item != NULL)
+      reorder->run++;
+  }
+
+  return MTCP_REORDER_ACCEPTED;
+}
+
+static gint
+compare_range (gconstpointer a, gconstpointer b)
+{
+  const MtcpReorderRange *ra = a, *rb = b;
+
+  if (ra->first != rb->first)
+    return ra->first < rb->first ? -1 : 1;
+  return 0;
+}
+
+void
+mtcp_reorder_skip_range (MtcpReorder * reorder, guint64 first, guint64 end)
+{
+  MtcpReorderRange range = { first, end };
+  MtcpReorderRange *ranges;
+  guint i, n;
+
+  g_return_if_fail (reorder != NULL);
+
+  GST_DEBUG ("sender skips [%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT ")",
+      first, end);
+  /* already released slots need nothing */
+  if (end <= first || end <= reorder->next_seq)
+    return;
+
+  g_array_append_val (reorder->ranges, range);
+  g_array_sort (reorder->ranges, compare_range);
+
+  /* merge overlapping and adjacent ranges in place; the list stays small */
+  ranges = (MtcpReorderRange *) reorder->ranges->data;
+  n = 0;
+  for (i = 0; i < reorder->ranges->len; i++) {
+    if (n > 0 && ranges[i].first <= ranges[n - 1].end) {
+      ranges[n - 1].end = MAX (ranges[n - 1].end, ranges[i].end);
+    } else {
+      ranges[n++] = ranges[i];
+    }
+  }
+  g_array_set_size (reorder->ranges, n);
+}
+
+/* Move next_seq forward over @count empty slots. */
+static void
+advance (MtcpReorder * reorder, guint64 count)
+{
+  reorder->head = (reorder->head + count) & (reorder->capacity - 1);
+  reorder->next_seq += count;
+  reorder->discont_pending = TRUE;
+}
+
+/* Lowest held seq after releasing the head item. */
+static void
+find_lowest_held (MtcpReorder * reorder)
+{
+  guint64 offset = 0;
+
+  if (reorder->stats.depth == 0)
+    return;
+  while (slot_at (reorder, offset)->item == NULL)
+    offset++;
+  reorder->lowest_held = reorder->next_seq + offset;
+}
+
+gpointer
+mtcp_reorder_pop (MtcpReorder * reorder, GstClockTime now, guint64 * seq,
+    gboolean * discont, GstClockTime * wake_at)
+{
+  g_return_val_if_fail (reorder != NULL, NULL);
+
+  if (wake_at)
+    *wake_at = GST_CLOCK_TIME_NONE;
+  if (discont)
+    *discont = FALSE;
+
+  for (;;) {
+    MtcpReorderRange *range = NULL;
+    gboolean held = reorder->stats.depth > 0;
+    MtcpReorderSlot *slot;
+
+    /* drop ranges the release has passed */
+    while (reorder->ranges->len > 0 && g_array_index (reorder->ranges,
+            MtcpReorderRange, 0).end <= reorder->next_seq)
+      g_array_remove_index (reorder->ranges, 0);
+    if (reorder->ranges->len > 0)
+      range = &g_array_index (reorder->ranges, MtcpReorderRange, 0);
+
+    if (held && reorder->lowest_held == reorder->next_seq) {
+      gpointer item;
+
+      slot = slot_at (reorder, 0);
+      item = slot->item;
+      slot->item = NULL;
+      reorder->stats.depth--;
+      reorder->stats.bytes -= slot->size;
+      reorder->stats.released++;
+      reorder->run--;
+
+      if (seq)
+        *seq = reorder->next_seq;
+      if (discont)
+        *discont = reorder->discont_pending;
+      reorder->discont_pending = FALSE;
+      reorder->head = (reorder->head + 1) & (reorder->capacity - 1);
+      reorder->next_seq++;
+      find_lowest_held (reorder);
+      return item;
+    }
+
+    if (range != NULL && range->first <= reorder->next_seq) {
+      /* held items inside the range (resent frames) are still released */
+      guint64 target = range->end;
+      guint64 count;
+
+      if (held && reorder->lowest_held < target)
+        target = reorder->lowest_held;
+      count = target - reorder->next_seq;
+      GST_DEBUG ("sender skipped %" G_GUINT64_FORMAT " seqs [%"
+          G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT ")", count,
+          reorder->next_seq, target);
+      reorder->stats.sender_skipped += count;
+      advance (reorder, count);
+      continue;
+    }
+
+    if (!held)
+      return NULL;
+
+    slot = slot_at (reorder, reorder->lowest_held - reorder->next_seq);
+    if (GST_CLOCK_TIME_IS_VALID (slot->deadline)
+        && GST_CLOCK_TIME_IS_VALID (now) && now >= slot->deadline) {
+      /* stop at a sender range so its seqs are counted as sender_skipped */
+      guint64 target = reorder->lowest_held;
+      guint64 count;
+
+      if (range != NULL && range->first < target)
+        target = range->first;
+      count = target - reorder->next_seq;
+      GST_DEBUG ("gave up on %" G_GUINT64_FORMAT " seqs [%" G_GUINT64_FORMAT
+          ", %" G_GUINT64_FORMAT ") at deadline %" GST_TIME_FORMAT, count,
+          reorder->next_seq, target, GST_TIME_ARGS (slot->deadline));
+      reorder->stats.skipped += count;
+      advance (reorder, count);
+      continue;
+    }
+
+    if (wake_at)
+      *wake_at = slot->deadline;
+    return NULL;
+  }
+}
+
+guint64
+mtcp_reorder_highest_in_order (MtcpReorder * reorder)
+{
+  g_return_val_if_fail (reorder != NULL, G_MAXUINT64);
+
+  /* wraps to G_MAXUINT64 when next_seq == 0 and nothing is held there */
+  return reorder->next_seq + reorder->run - 1;
+}
+
+void
+mtcp_reorder_get_stats (MtcpReorder * reorder, MtcpReorderStats * stats)
+{
+  g_return_if_fail (reorder != NULL);
+  g_return_if_fail (stats != NULL);
+
+  *stats = reorder->stats;
+  stats->next_seq = reorder->next_seq;
+}
+
+GstClockTime
+mtcp_reorder_first_deadline (MtcpReorder * reorder)
+{
+  g_return_val_if_fail (reorder != NULL, GST_CLOCK_TIME_NONE);
+
+  if (reorder->stats.depth == 0)
+    return GST_CLOCK_TIME_NONE;
+  return slot_at (reorder, reorder->lowest_held - reorder->next_seq)->deadline;
+}

@@ -1,0 +1,76 @@
+/* The receiver's reorder buffer: items keyed by a 64-bit sequence number,
+ * released strictly in order. A missing sequence number is waited for until
+ * the deadline of the first item held after it; then the gap is skipped and
+ * that item is released marked discont. Items that arrive after their slot
+ * was released, or after their own deadline, are late: refused and counted.
+ *
+ * No locking: the owner serialises calls. Times are in any one monotonic
+ * time base the owner chooses (multitcpsrc uses the pipeline running time). */
+#ifndef __MTCP_REORDER_H__
+#define __MTCP_REORDER_H__
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+typedef struct _MtcpReorder MtcpReorder;
+
+typedef enum {
+  MTCP_REORDER_ACCEPTED,
+  MTCP_REORDER_DUPLICATE,      /* already held: the caller frees its item */
+  MTCP_REORDER_LATE,           /* slot released or deadline passed: caller frees */
+  MTCP_REORDER_TOO_FAR,        /* seq beyond the window: protocol error */
+} MtcpReorderPushResult;
+
+typedef struct {
+  guint64 released;            /* items handed out by pop */
+  guint64 late;                /* refused as late */
+  guint64 duplicates;
+  guint64 skipped;             /* sequence numbers given up on at a deadline */
+  guint64 sender_skipped;      /* sequence numbers the sender said never come */
+  guint64 depth;               /* items held now */
+  guint64 bytes;               /* bytes held now (sum of item sizes) */
+  guint64 next_seq;            /* next sequence number to release */
+} MtcpReorderStats;
+
+/* @window: the largest allowed distance seq - next_seq (e.g. 1 << 20).
+ * @free_item frees items still held when the buffer is freed or flushed. */
+MtcpReorder *mtcp_reorder_new (guint64 window, GDestroyNotify free_item);
+void mtcp_reorder_free (MtcpReorder * reorder);
+
+/* Drop everything held; the next item released will be @next_seq. */
+void mtcp_reorder_reset (MtcpReorder * reorder, guint64 next_seq);
+
+/* @deadline: the time by which the item must be released, or
+ * GST_CLOCK_TIME_NONE for items that are never late (caps, EOS).
+ * @now: the arrival time. @size: bytes accounted for in stats. */
+MtcpReorderPushResult mtcp_reorder_push (MtcpReorder * reorder, guint64 seq,
+    GstClockTime deadline, GstClockTime now, gsize size, gpointer item);
+
+/* The sender will never send [first, end): those slots are skipped without
+ * waiting (counted as sender_skipped), and the next release is discont. */
+void mtcp_reorder_skip_range (MtcpReorder * reorder, guint64 first,
+    guint64 end);
+
+/* Release the next item if it is in order, or if a gap before it has
+ * reached the held item's deadline (@now >= deadline). Sets *discont when
+ * sequence numbers were skipped since the previous release, *seq to its
+ * number. Returns NULL when nothing can be released yet; then *wake_at is
+ * the earliest time a gap expires, or GST_CLOCK_TIME_NONE if only new
+ * arrivals can help. */
+gpointer mtcp_reorder_pop (MtcpReorder * reorder, GstClockTime now,
+    guint64 * seq, gboolean * discont, GstClockTime * wake_at);
+
+/* Highest sequence number below which everything has arrived or been
+ * released; G_MAXUINT64 when nothing has arrived yet. */
+guint64 mtcp_reorder_highest_in_order (MtcpReorder * reorder);
+
+void mtcp_reorder_get_stats (MtcpReorder * reorder, MtcpReorderStats * stats);
+
+/* Deadline of the first held item, GST_CLOCK_TIME_NONE when empty: used to
+ * report how much stream time is buffered. */
+GstClockTime mtcp_reorder_first_deadline (MtcpReorder * reorder);
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,1015 @@
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "mtcpserver.h"
+#include "mtcptcpinfo.h"
+
+#include <string.h>
+#include <sys/random.h>
+
+GST_DEBUG_CATEGORY_STATIC (mtcp_server_debug);
+#define GST_CAT_DEFAULT mtcp_server_debug
+
+typedef struct _ServerSession ServerSession;
+
+typedef struct {
+  MtcpServer *server;
+  MtcpConnection *conn;
+  ServerSession *session;       /* NULL until the handshake is done */
+  guint32 id;
+  gint64 accepted_us;
+  MtcpFeedback feedback;
+  gint64 feedback_us;           /* when the last FEEDBACK came, 0 = never */
+  guint32 echo_rtt_us;          /* from REPORT echoes */
+  MtcpTcpInfo info;
+  gchar *congestion;
+} ServerConn;
+
+struct _ServerSession {
+  guint8 id[MTCP_SESSION_ID_SIZE];
+  gchar *id_str;
+  MtcpQueueSession *qs;
+  GPtrArray *conns;             /* ServerConn*, not owned */
+  guint rr_next;
+  guint32 next_conn_id;
+  gint64 created_us;
+  gboolean ended;               /* no connection left: freed by reap () */
+};
+
+struct _MtcpServer {
+  MtcpServerConfig config;
+  MtcpServerWarningFunc warning;
+  gpointer warning_data;
+
+  GMutex lock;                  /* queue, sessions, connections, flags */
+  GCond cond;                   /* room in the queue, drained */
+  MtcpSendQueue *queue;
+  GList *sessions;              /* ServerSession* */
+  GList *conns;                 /* ServerConn*, all of them */
+  GList *closed;                /* ServerConn* closed during this dispatch */
+  gboolean flushing;
+  gboolean running;
+
+  GSocket *listener;
+  guint bound_port;
+  GMainContext *context;
+  GMainLoop *loop;
+  GThread *thread;
+  gint wake_pending;            /* atomic: a pump is already scheduled */
+
+  /* stream rate measured at the input */
+  guint64 rate_bytes;
+  gint64 rate_since_us;
+  guint64 stream_bitrate;
+
+  guint64 protocol_errors;
+  guint64 refused;
+  guint64 connections_accepted;
+};
+
+static void server_close_conn (MtcpServer * server, ServerConn * sc,
+    const gchar * why);
+static void pump_session (MtcpServer * server, ServerSession * sess);
+static void reap (MtcpServer * server);
+
+MtcpServer *
+mtcp_server_new (const MtcpServerConfig * config,
+    MtcpServerWarningFunc warning, gpointer user_data)
+{
+  MtcpServer *server = g_new0 (MtcpServer, 1);
+  static gsize done = 0;
+
+  if (g_once_init_enter (&done)) {
+    GST_DEBUG_CATEGORY_INIT (mtcp_server_debug, "multitcpserver", 0,
+        "multitcp sink transport");
+    g_once_init_leave (&done, 1);
+  }
+  server->config = *config;
+  server->config.host = g_strdup (config->host);
+  server->config.congestion_control = g_strdup (config->congestion_control);
+  server->warning = warning;
+  server->warning_data = user_data;
+  g_mutex_init (&server->lock);
+  g_cond_init (&server->cond);
+  server->queue = mtcp_send_queue_new (&config->limits);
+  return server;
+}
+
+void
+mtcp_server_free (MtcpServer * server)
+{
+  mtcp_server_stop (server);
+  mtcp_send_queue_free (server->queue);
+  g_mutex_clear (&server->lock);
+  g_cond_clear (&server->cond);
+  g_free (server->config.host);
+  g_free (server->config.congestion_control);
+  g_free (server);
+}
+
+static void
+server_warn (MtcpServer * server, const gchar * format, ...)
+    G_GNUC_PRINTF (2, 3);
+
+static void
+server_warn (MtcpServer * server, const gchar * format, ...)
+{
+  va_list args;
+  gchar *msg;
+
+  va_start (args, format);
+  msg = g_strdup_vprintf (format, args);
+  va_end (args);
+  GST_WARNING ("%s", msg);
+  if (server->warning)
+    server->warning (msg, server->warning_data);
+  g_free (msg);
+}
+
+/* ---- sessions ---- */
+
+static ServerSession *
+session_new (MtcpServer * server)
+{
+  ServerSession *sess = g_new0 (ServerSession, 1);
+
+  if (getrandom (sess->id, sizeof (sess->id), 0) != sizeof (sess->id)) {
+    guint i;
+    for (i = 0; i < MTCP_SESSION_ID_SIZE; i++)
+      sess->id[i] = g_random_int_range (0, 256);
+  }
+  sess->id_str = mtcp_session_id_to_string (sess->id);
+  sess->qs = mtcp_send_queue_add_session (server->queue);
+  sess->conns = g_ptr_array_new ();
+  sess->created_us = g_get_monotonic_time ();
+  server->sessions = g_list_append (server->sessions, sess);
+  GST_INFO ("new session %s", sess->id_str);
+  return sess;
+}
+
+static void
+session_free (MtcpServer * server, ServerSession * sess)
+{
+  GST_INFO ("session %s ends", sess->id_str);
+  server->sessions = g_list_remove (server->sessions, sess);
+  mtcp_send_queue_remove_session (server->queue, sess->qs);
+  g_ptr_array_unref (sess->conns);
+  g_free (sess->id_str);
+  g_free (sess);
+}
+
+static ServerSession *
+session_find (MtcpServer * server, const guint8 * id)
+{
+  GList *l;
+  for (l = server->sessions; l; l = l->next) {
+    ServerSession *sess = l->data;
+    if (memcmp (sess->id, id, MTCP_SESSION_ID_SIZE) == 0)
+      return sess;
+  }
+  return NULL;
+}
+
+/* ---- the scheduler: which connection gets the next frame ---- */
+
+/* Write what the connection holds; FALSE if it was closed. */
+static gboolean
+conn_flush (MtcpServer * server, ServerConn * sc, MtcpIoResult * result)
+{
+  GError *err = NULL;
+
+  *result = mtcp_connection_flush (sc->conn, &err);
+  if (*result == MTCP_IO_CLOSED || *result == MTCP_IO_ERROR) {
+    gchar *why = g_strdup_printf ("write failed: %s",
+        err ? err->message : "closed");
+    server_close_conn (server, sc, why);
+    g_free (why);
+    g_clear_error (&err);
+    return FALSE;
+  }
+  mtcp_connection_want_write (sc->conn, *result == MTCP_IO_BLOCKED);
+  return TRUE;
+}
+
+/* Ready for a new frame: nothing left in user space and the kernel below
+ * its unsent-bytes mark. Otherwise ask to be woken when writable. */
+static gboolean
+conn_ready (MtcpServer * server, ServerConn * sc)
+{
+  MtcpIoResult r;
+
+  if (!conn_flush (server, sc, &r))
+    return FALSE;
+  if (r == MTCP_IO_BLOCKED)
+    return FALSE;
+  if (!mtcp_connection_can_take (sc->conn)) {
+    mtcp_connection_want_write (sc->conn, TRUE);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static void
+conn_give (MtcpServer * server, ServerConn * sc, MtcpOutFrame * f)
+{
+  MtcpIoResult r;
+
+  GST_LOG ("session %s: seq %" G_GUINT64_FORMAT " (%s) -> connection %u",
+      sc->session->id_str, f->seq, mtcp_frame_type_name (f->type), sc->id);
+  mtcp_connection_queue (sc->conn, f);
+  conn_flush (server, sc, &r);
+}
+
+/* DMP: each connection that can send takes frames until it would block. */
+static void
+pump_dynamic (MtcpServer * server, ServerSession * sess)
+{
+  guint n = sess->conns->len, k;
+  guint first = n ? sess->rr_next % n : 0;
+
+  /* rotate the starting connection so none is always first in line */
+  sess->rr_next++;
+  for (k = 0; k < n && sess->conns->len > 0; k++) {
+    ServerConn *sc = g_ptr_array_index (sess->conns,
+        (first + k) % sess->conns->len);
+
+    while (conn_ready (server, sc)) {
+      MtcpOutFrame *f = mtcp_send_queue_take (server->queue, sess->qs);
+      if (f == NULL)
+        return;
+      conn_give (server, sc, f);
+      if (sc->session == NULL)
+        break;                  /* closed while writing */
+    }
+  }
+}
+
+/* MultiTCP 4.2.3: frames in turn, a blocked connection loses its turn. */
+static void
+pump_round_robin (MtcpServer * server, ServerSession * sess)
+{
+  for (;;) {
+    guint n = sess->conns->len, k;
+    ServerConn *chosen = NULL;
+
+    for (k = 0; k < n; k++) {
+      guint i = (sess->rr_next + k) % n;
+      ServerConn *sc = g_ptr_array_index (sess->conns, i);
+      if (conn_ready (server, sc)) {
+        chosen = sc;
+        sess->rr_next = i + 1;
+        break;
+      }
+      if (n != sess->conns->len)
+        return;                 /* a connection closed: start over later */
+    }
+    if (chosen == NULL)
+      return;
+    {
+      MtcpOutFrame *f = mtcp_send_queue_take (server->queue, sess->qs);
+      if (f == NULL)
+        return;
+      conn_give (server, chosen, f);
+    }
+  }
+}
+
+/* The baseline: sequence number modulo N fixes the connection. */
+static void
+pump_static (MtcpServer * server, ServerSession * sess)
+{
+  guint k;
+
+  for (k = 0; k < sess->conns->len; k++) {
+    ServerConn *sc = g_ptr_array_index (sess->conns, k);
+    guint n = sess->conns->len;
+
+    while (conn_ready (server, sc)) {
+      MtcpOutFrame *f = mtcp_send_queue_take_lane (server->queue, sess->qs, k,
+          n);
+      if (f == NULL)
+        break;
+      conn_give (server, sc, f);
+      if (sc->session == NULL || n != sess->conns->len)
+        return;
+    }
+  }
+}
+
+static void
+pump_session (MtcpServer * server, ServerSession * sess)
+{
+  switch (server->config.scheduler) {
+    case MTCP_SCHEDULER_DYNAMIC:
+      pump_dynamic (server, sess);
+      break;
+    case MTCP_SCHEDULER_ROUND_ROBIN:
+      pump_round_robin (server, sess);
+      break;
+    case MTCP_SCHEDULER_STATIC:
+      pump_static (server, sess);
+      break;
+  }
+  g_cond_broadcast (&server->cond);
+}
+
+static void
+pump_all (MtcpServer * server)
+{
+  GList *l, *next;
+  for (l = server->sessions; l; l = next) {
+    next = l->next;
+    pump_session (server, l->data);
+  }
+}
+
+static gboolean
+pump_all_cb (gpointer data)
+{
+  MtcpServer *server = data;
+
+  g_atomic_int_set (&server->wake_pending, 0);
+  g_mutex_lock (&server->lock);
+  pump_all (server);
+  reap (server);
+  g_mutex_unlock (&server->lock);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+server_wake (MtcpServer * server)
+{
+  if (server->context && g_atomic_int_compare_and_exchange
+      (&server->wake_pending, 0, 1))
+    g_main_context_invoke (server->context, pump_all_cb, server);
+}
+
+/* ---- connections ---- */
+
+/* Closes at once, frees later: callers up the stack may still hold @sc or
+ * its session, so both are only marked here and freed by reap (). */
+static void
+server_close_conn (MtcpServer * server, ServerConn * sc, const gchar * why)
+{
+  ServerSession *sess = sc->session;
+  guint64 unsent = sc->conn->out_bytes;
+
+  GST_INFO ("connection %u (%s) of session %s closes: %s (%" G_GUINT64_FORMAT
+      " bytes unsent)", sc->id, sc->conn->peer, sess ? sess->id_str : "none",
+      why, unsent);
+  server->conns = g_list_remove (server->conns, sc);
+  mtcp_connection_free (sc->conn);
+  sc->conn = NULL;
+  sc->session = NULL;
+  if (sess) {
+    g_ptr_array_remove (sess->conns, sc);
+    if (sess->conns->len == 0)
+      sess->ended = TRUE;
+  }
+  server->closed = g_list_prepend (server->closed, sc);
+  g_cond_broadcast (&server->cond);
+}
+
+static void
+reap (MtcpServer * server)
+{
+  GList *l, *next;
+
+  while (server->closed) {
+    ServerConn *sc = server->closed->data;
+    server->closed = g_list_delete_link (server->closed, server->closed);
+    g_free (sc->congestion);
+    g_free (sc);
+  }
+  for (l = server->sessions; l; l = next) {
+    ServerSession *sess = l->data;
+    next = l->next;
+    if (sess->ended)
+      session_free (server, sess);
+  }
+}
+
+static void
+refuse (MtcpServer * server, ServerConn * sc, MtcpRefuseCode code,
+    const gchar * reason)
+{
+  MtcpIoResult r;
+
+  server->refused++;
+  server_warn (server, "refusing connection from %s: %s", sc->conn->peer,
+      reason);
+  mtcp_connection_queue (sc->conn, mtcp_out_frame_new_refuse (code, reason));
+  /* best effort: the peer may already be gone */
+  r = mtcp_connection_flush (sc->conn, NULL);
+  (void) r;
+  server_close_conn (server, sc, reason);
+}
+
+static void
+apply_socket_options (MtcpServer * server, ServerConn * sc)
+{
+  GError *err = NULL;
+
+  mtcp_tcp_set_nodelay (sc->conn->socket, TRUE);
+  if (server->config.notsent_lowat > 0)
+    mtcp_tcp_set_notsent_lowat (sc->conn->socket,
+        server->config.notsent_lowat);
+  if (!mtcp_tcp_set_congestion (sc->conn->socket,
+          server->config.congestion_control, &err)) {
+    server_warn (server, "%s", err->message);
+    g_clear_error (&err);
+  }
+  sc->congestion = mtcp_tcp_get_congestion (sc->conn->socket);
+}
+
+/* Returns FALSE if the connection was closed. */
+static gboolean
+handle_hello (MtcpServer * server, ServerConn * sc, const guint8 * body,
+    gsize size)
+{
+  MtcpHello hello;
+  MtcpWelcome welcome;
+  ServerSession *sess;
+  gchar *err = NULL;
+
+  if (!mtcp_parse_hello (body, size, &hello, &err)) {
+    MtcpRefuseCode code = MTCP_REFUSE_PROTOCOL;
+    if (size >= 4 && GST_READ_UINT32_BE (body) != MTCP_MAGIC)
+      code = MTCP_REFUSE_BAD_MAGIC;
+    else if (size >= 6 && GST_READ_UINT16_BE (body + 4) != MTCP_VERSION)
+      code = MTCP_REFUSE_BAD_VERSION;
+    refuse (server, sc, code, err);
+    g_free (err);
+    return FALSE;
+  }
+
+  if (hello.flags & MTCP_HELLO_FLAG_JOIN) {
+    sess = session_find (server, hello.session_id);
+    if (sess == NULL) {
+      refuse (server, sc, MTCP_REFUSE_UNKNOWN_SESSION,
+          "unknown session id (the session ended or never existed)");
+      return FALSE;
+    }
+    if (sess->conns->len >= server->config.max_connections) {
+      gchar *reason = g_strdup_printf ("session already has %u connections, "
+          "the limit", sess->conns->len);
+      refuse (server, sc, MTCP_REFUSE_LIMIT, reason);
+      g_free (reason);
+      return FALSE;
+    }
+  } else {
+    if (g_list_length (server->sessions) >= server->config.max_sessions) {
+      gchar *reason = g_strdup_printf ("the sink serves %u sessions, "
+          "its limit", server->config.max_sessions);
+      refuse (server, sc, MTCP_REFUSE_LIMIT, reason);
+      g_free (reason);
+      return FALSE;
+    }
+    sess = session_new (server);
+  }
+
+  sc->session = sess;
+  sc->id = sess->next_conn_id++;
+  g_ptr_array_add (sess->conns, sc);
+  apply_socket_options (server, sc);
+
+  memcpy (welcome.session_id, sess->id, MTCP_SESSION_ID_SIZE);
+  welcome.connection_id = sc->id;
+  welcome.max_frame = server->config.max_frame;
+  mtcp_connection_queue (sc->conn, mtcp_out_frame_new_welcome (&welcome));
+  GST_INFO ("connection %u from %s joins session %s (%u connections, "
+      "congestion control %s)", sc->id, sc->conn->peer, sess->id_str,
+      sess->conns->len, sc->congestion);
+  pump_session (server, sess);
+  return sc->session != NULL;
+}
+
+static void
+handle_feedback (MtcpServer * server, ServerConn * sc, const guint8 * body,
+    gsize size)
+{
+  gchar *err = NULL;
+  MtcpFeedback fb;
+
+  if (!mtcp_parse_feedback (body, size, &fb, &err)) {
+    server_warn (server, "bad feedback from %s: %s", sc->conn->peer, err);
+    g_free (err);
+    return;
+  }
+  sc->feedback = fb;
+  sc->feedback_us = g_get_monotonic_time ();
+  if (fb.echo_sink_time_us > 0 && (guint64) sc->feedback_us >
+      fb.echo_sink_time_us + fb.echo_delay_us)
+    sc->echo_rtt_us = sc->feedback_us - fb.echo_sink_time_us -
+        fb.echo_delay_us;
+}
+
+/* Returns FALSE if the connection was closed. */
+static gboolean
+handle_frames (MtcpServer * server, ServerConn * sc)
+{
+  for (;;) {
+    MtcpFrameHeader hdr;
+    const guint8 *body;
+    gchar *err = NULL;
+    MtcpParseResult r = mtcp_frame_reader_next (sc->conn->reader, &hdr, &body,
+        &err);
+
+    if (r == MTCP_PARSE_NEED_MORE)
+      return TRUE;
+    if (r == MTCP_PARSE_ERROR) {
+      server->protocol_errors++;
+      server_warn (server, "protocol error from %s: %s", sc->conn->peer, err);
+      server_close_conn (server, sc, err);
+      g_free (err);
+      return FALSE;
+    }
+    sc->conn->frames_received++;
+    if (sc->session == NULL) {
+      if (hdr.type != MTCP_FRAME_HELLO) {
+        server->protocol_errors++;
+        refuse (server, sc, MTCP_REFUSE_PROTOCOL,
+            "expected HELLO as the first frame");
+        return FALSE;
+      }
+      if (!handle_hello (server, sc, body, hdr.length))
+        return FALSE;
+      continue;
+    }
+    switch (hdr.type) {
+      case MTCP_FRAME_FEEDBACK:
+        handle_feedback (server, sc, body, hdr.length);
+        break;
+      case MTCP_FRAME_HELLO:
+      case MTCP_FRAME_CAPS:
+      case MTCP_FRAME_BUFFER:
+      case MTCP_FRAME_EOS:
+      case MTCP_FRAME_SKIP:
+        server->protocol_errors++;
+        server_warn (server, "unexpected %s frame from %s",
+            mtcp_frame_type_name (hdr.type), sc->conn->peer);
+        server_close_conn (server, sc, "unexpected frame");
+        return FALSE;
+      default:
+        GST_DEBUG ("skipping frame of unknown type 0x%02x from %s", hdr.type,
+            sc->conn->peer);
+        break;
+    }
+  }
+}
+
+static gboolean
+on_conn_event (MtcpConnection * conn, GIOCondition cond, gpointer user_data)
+{
+  ServerConn *sc = conn->user_data;
+  MtcpServer *server = user_data;
+  ServerSession *sess;
+
+  g_mutex_lock (&server->lock);
+  if (cond & (G_IO_IN | G_IO_HUP | G_IO_ERR)) {
+    GError *err = NULL;
+    MtcpIoResult r = mtcp_connection_receive (conn, &err);
+
+    /* frames that arrived before a close are still handled */
+    if (!handle_frames (server, sc)) {
+      g_clear_error (&err);
+      goto done;
+    }
+    if (r == MTCP_IO_CLOSED || r == MTCP_IO_ERROR) {
+      server_close_conn (server, sc, err ? err->message : "closed by peer");
+      g_clear_error (&err);
+      goto done;
+    }
+  }
+  sess = sc->session;
+  if (sess && (cond & G_IO_OUT))
+    pump_session (server, sess);
+done:
+  reap (server);
+  g_mutex_unlock (&server->lock);
+  return TRUE;
+}
+
+static gboolean
+on_accept (GSocket * listener, GIOCondition cond, gpointer user_data)
+{
+  MtcpServer *server = user_data;
+
+  for (;;) {
+    GError *err = NULL;
+    GSocket *sock = g_socket_accept (listener, NULL, &err);
+    ServerConn *sc;
+
+    if (sock == NULL) {
+      if (!g_error_matches (err, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+        GST_WARNING ("accept failed: %s", err->message);
+      g_error_free (err);
+      break;
+    }
+    sc = g_new0 (ServerConn, 1);
+    sc->server = server;
+    sc->conn = mtcp_connection_new (sock, server->config.max_frame);
+    sc->conn->user_data = sc;
+    sc->accepted_us = g_get_monotonic_time ();
+    g_object_unref (sock);
+
+    g_mutex_lock (&server->lock);
+    server->connections_accepted++;
+    server->conns = g_list_prepend (server->conns, sc);
+    GST_DEBUG ("accepted connection from %s", sc->conn->peer);
+    mtcp_connection_attach (sc->conn, server->context, on_conn_event, server);
+    g_mutex_unlock (&server->lock);
+  }
+  return G_SOURCE_CONTINUE;
+}
+
+/* ---- periodic work: reports, handshake timeouts, input rate ---- */
+
+static void
+send_report (MtcpServer * server, ServerConn * sc, gint64 now)
+{
+  MtcpReport rep;
+  MtcpQueueSessionStats qst;
+
+  mtcp_tcp_info_read (sc->conn->socket, &sc->info);
+  mtcp_send_queue_session_stats (server->queue, sc->session->qs, &qst);
+  memset (&rep, 0, sizeof (rep));
+  rep.sink_time_us = now;
+  rep.stream_bitrate = server->stream_bitrate;
+  rep.backlog_bytes = qst.backlog_bytes;
+  rep.rtt_us = sc->info.rtt_us;
+  rep.rttvar_us = sc->info.rttvar_us;
+  rep.snd_cwnd = sc->info.snd_cwnd;
+  rep.snd_mss = sc->info.snd_mss;
+  rep.total_retrans = sc->info.total_retrans;
+  rep.lost = sc->info.lost;
+  rep.bytes_acked = sc->info.bytes_acked;
+  mtcp_connection_queue (sc->conn, mtcp_out_frame_new_report (&rep));
+}
+
+static gboolean
+on_tick (gpointer data)
+{
+  MtcpServer *server = data;
+  gint64 now = g_get_monotonic_time ();
+  GList *l, *next;
+
+  g_mutex_lock (&server->lock);
+  if (server->rate_since_us == 0) {
+    server->rate_since_us = now;
+  } else if (now - server->rate_since_us >= G_USEC_PER_SEC) {
+    server->stream_bitrate = server->rate_bytes * 8 * G_USEC_PER_SEC /
+        (now - server->rate_since_us);
+    server->rate_bytes = 0;
+    server->rate_since_us = now;
+  }
+
+  for (l = server->conns; l; l = next) {
+    ServerConn *sc = l->data;
+    next = l->next;
+    if (sc->session == NULL) {
+      if (now - sc->accepted_us >
+          (gint64) server->config.handshake_timeout_ms * 1000) {
+        server_warn (server, "no handshake from %s within %u ms",
+            sc->conn->peer, server->config.handshake_timeout_ms);
+        server_close_conn (server, sc, "handshake timeout");
+      }
+      continue;
+    }
+    send_report (server, sc, now);
+  }
+  pump_all (server);
+  reap (server);
+  g_mutex_unlock (&server->lock);
+  return G_SOURCE_CONTINUE;
+}
+
+/* ---- thread and lifecycle ---- */
+
+static gpointer
+server_thread (gpointer data)
+{
+  MtcpServer *server = data;
+
+  g_main_context_push_thread_default (server->context);
+  g_main_loop_run (server->loop);
+  g_main_context_pop_thread_default (server->context);
+  return NULL;
+}
+
+static GSocketAddress *
+resolve_bind_address (const gchar * host, guint port, GError ** error)
+{
+  GInetAddress *addr = NULL;
+  GSocketAddress *saddr;
+
+  if (host == NULL || *host == '\0') {
+    addr = g_inet_address_new_any (G_SOCKET_FAMILY_IPV4);
+  } else {
+    addr = g_inet_address_new_from_string (host);
+    if (addr == NULL) {
+      GResolver *resolver = g_resolver_get_default ();
+      GList *list = g_resolver_lookup_by_name (resolver, host, NULL, error);
+      g_object_unref (resolver);
+      if (list == NULL)
+        return NULL;
+      addr = g_object_ref (list->data);
+      g_resolver_free_addresses (list);
+    }
+  }
+  saddr = g_inet_socket_address_new (addr, port);
+  g_object_unref (addr);
+  return saddr;
+}
+
+gboolean
+mtcp_server_start (MtcpServer * server, GError ** error)
+{
+  GSocketAddress *saddr, *bound;
+  GSource *source;
+
+  saddr = resolve_bind_address (server->config.host, server->config.port,
+      error);
+  if (saddr == NULL)
+    return FALSE;
+  server->listener = g_socket_new (g_socket_address_get_family (saddr),
+      G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, error);
+  if (server->listener == NULL) {
+    g_object_unref (saddr);
+    return FALSE;
+  }
+  g_socket_set_blocking (server->listener, FALSE);
+  g_socket_set_listen_backlog (server->listener, 128);
+  if (!g_socket_bind (server->listener, saddr, TRUE, error) ||
+      !g_socket_listen (server->listener, error)) {
+    g_object_unref (saddr);
+    g_clear_object (&server->listener);
+    return FALSE;
+  }
+  g_object_unref (saddr);
+  bound = g_socket_get_local_address (server->listener, NULL);
+  server->bound_port = bound ?
+      g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound)) : 0;
+  g_clear_object (&bound);
+
+  server->context = g_main_context_new ();
+  server->loop = g_main_loop_new (server->context, FALSE);
+  source = g_socket_create_source (server->listener, G_IO_IN, NULL);
+  g_source_set_callback (source, (GSourceFunc) (void (*)(void)) on_accept,
+      server, NULL);
+  g_source_attach (source, server->context);
+  g_source_unref (source);
+  source = g_timeout_source_new (MAX (server->config.report_interval_ms, 10));
+  g_source_set_callback (source, on_tick, server, NULL);
+  g_source_attach (source, server->context);
+  g_source_unref (source);
+
+  server->flushing = FALSE;
+  server->running = TRUE;
+  server->thread = g_thread_new ("multitcpsink-io", server_thread, server);
+  GST_INFO ("listening on port %u, scheduler %s", server->bound_port,
+      mtcp_scheduler_nick (server->config.scheduler));
+  return TRUE;
+}
+
+void
+mtcp_server_stop (MtcpServer * server)
+{
+  if (!server->running)
+    return;
+  g_mutex_lock (&server->lock);
+  server->flushing = TRUE;
+  g_cond_broadcast (&server->cond);
+  g_mutex_unlock (&server->lock);
+
+  g_main_loop_quit (server->loop);
+  g_thread_join (server->thread);
+  server->thread = NULL;
+
+  /* the I/O thread is gone: nothing else touches the state now */
+  while (server->conns)
+    server_close_conn (server, server->conns->data, "sink stopping");
+  reap (server);
+  g_socket_close (server->listener, NULL);
+  g_clear_object (&server->listener);
+  g_main_loop_unref (server->loop);
+  server->loop = NULL;
+  g_main_context_unref (server->context);
+  server->context = NULL;
+  server->running = FALSE;
+}
+
+guint
+mtcp_server_get_port (MtcpServer * server)
+{
+  return server->bound_port;
+}
+
+/* ---- producer ---- */
+
+void
+mtcp_server_push_caps (MtcpServer * server, GstCaps * caps)
+{
+  g_mutex_lock (&server->lock);
+  mtcp_send_queue_push_caps (server->queue, caps);
+  g_mutex_unlock (&server->lock);
+  server_wake (server);
+}
+
+gboolean
+mtcp_server_push_buffer (MtcpServer * server, GstBuffer * buffer,
+    GstClockTime pts, GstClockTime dts, GstClockTime duration, gboolean live)
+{
+  g_mutex_lock (&server->lock);
+  if (!live) {
+    while (!server->flushing && mtcp_send_queue_over_limits (server->queue)) {
+      gint64 until = g_get_monotonic_time () + 100 * G_TIME_SPAN_MILLISECOND;
+      g_cond_wait_until (&server->cond, &server->lock, until);
+    }
+  }
+  if (server->flushing) {
+    g_mutex_unlock (&server->lock);
+    return FALSE;
+  }
+  mtcp_send_queue_push_buffer (server->queue, buffer, pts, dts, duration);
+  server->rate_bytes += gst_buffer_get_size (buffer);
+  if (live)
+    mtcp_send_queue_enforce_limits (server->queue);
+  g_mutex_unlock (&server->lock);
+  server_wake (server);
+  return TRUE;
+}
+
+void
+mtcp_server_push_eos (MtcpServer * server)
+{
+  g_mutex_lock (&server->lock);
+  mtcp_send_queue_push_eos (server->queue);
+  g_mutex_unlock (&server->lock);
+  server_wake (server);
+}
+
+static gboolean
+all_written (MtcpServer * server)
+{
+  GList *l;
+
+  if (!mtcp_send_queue_drained (server->queue))
+    return FALSE;
+  for (l = server->conns; l; l = l->next) {
+    ServerConn *sc = l->data;
+    if (sc->session && !mtcp_connection_is_idle (sc->conn))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+mtcp_server_wait_drained (MtcpServer * server, gint64 timeout_us)
+{
+  gint64 until = g_get_monotonic_time () + timeout_us;
+  gboolean drained;
+
+  g_mutex_lock (&server->lock);
+  while (!(drained = all_written (server)) && !server->flushing) {
+    if (!g_cond_wait_until (&server->cond, &server->lock, until))
+      break;
+  }
+  drained = all_written (server);
+  g_mutex_unlock (&server->lock);
+  return drained;
+}
+
+void
+mtcp_server_set_flushing (MtcpServer * server, gboolean flushing)
+{
+  g_mutex_lock (&server->lock);
+  server->flushing = flushing;
+  g_cond_broadcast (&server->cond);
+  g_mutex_unlock (&server->lock);
+}
+
+void
+mtcp_server_set_scheduler (MtcpServer * server, MtcpScheduler scheduler)
+{
+  g_mutex_lock (&server->lock);
+  server->config.scheduler = scheduler;
+  g_mutex_unlock (&server->lock);
+}
+
+void
+mtcp_server_set_limits (MtcpServer * server,
+    const MtcpSendQueueLimits * limits)
+{
+  g_mutex_lock (&server->lock);
+  server->config.limits = *limits;
+  mtcp_send_queue_set_limits (server->queue, limits);
+  g_mutex_unlock (&server->lock);
+}
+
+/* ---- stats ---- */
+
+static void
+append_structure (GValue * array, GstStructure * s)
+{
+  GValue v = G_VALUE_INIT;
+  g_value_init (&v, GST_TYPE_STRUCTURE);
+  g_value_take_boxed (&v, s);
+  gst_value_array_append_and_take_value (array, &v);
+}
+
+static GstStructure *
+conn_stats (ServerConn * sc)
+{
+  mtcp_tcp_info_read (sc->conn->socket, &sc->info);
+  return gst_structure_new ("connection",
+      "id", G_TYPE_UINT, sc->id,
+      "peer", G_TYPE_STRING, sc->conn->peer,
+      "bytes-sent", G_TYPE_UINT64, sc->conn->bytes_sent,
+      "frames-sent", G_TYPE_UINT64, sc->conn->frames_sent,
+      "bytes-queued", G_TYPE_UINT64, (guint64) sc->conn->out_bytes,
+      "rtt", G_TYPE_UINT, sc->info.rtt_us,
+      "rttvar", G_TYPE_UINT, sc->info.rttvar_us,
+      "min-rtt", G_TYPE_UINT, sc->info.min_rtt_us,
+      "cwnd", G_TYPE_UINT, sc->info.snd_cwnd,
+      "mss", G_TYPE_UINT, sc->info.snd_mss,
+      "retransmits", G_TYPE_UINT, sc->info.total_retrans,
+      "lost", G_TYPE_UINT, sc->info.lost,
+      "notsent-bytes", G_TYPE_UINT, sc->info.notsent_bytes,
+      "delivery-rate", G_TYPE_UINT64, sc->info.delivery_rate * 8,
+      "feedback-rtt", G_TYPE_UINT, sc->echo_rtt_us,
+      "congestion-control", G_TYPE_STRING, sc->congestion, NULL);
+}
+
+GstStructure *
+mtcp_server_get_stats (MtcpServer * server)
+{
+  GstStructure *s;
+  GValue sessions = G_VALUE_INIT;
+  GList *l;
+  guint64 bytes_sent = 0, buffers_sent = 0, dropped = 0;
+
+  g_value_init (&sessions, GST_TYPE_ARRAY);
+  g_mutex_lock (&server->lock);
+  for (l = server->sessions; l; l = l->next) {
+    ServerSession *sess = l->data;
+    MtcpQueueSessionStats qst;
+    GValue conns = G_VALUE_INIT;
+    GstStructure *ss;
+    guint i;
+    guint64 highest = MTCP_TIME_NONE, buffered = 0;
+
+    mtcp_send_queue_session_stats (server->queue, sess->qs, &qst);
+    bytes_sent += qst.bytes_sent;
+    buffers_sent += qst.buffers_sent;
+    dropped += qst.buffers_dropped;
+    g_value_init (&conns, GST_TYPE_ARRAY);
+    for (i = 0; i < sess->conns->len; i++) {
+      ServerConn *sc = g_ptr_array_index (sess->conns, i);
+      append_structure (&conns, conn_stats (sc));
+      if (sc->feedback_us) {
+        if (highest == MTCP_TIME_NONE ||
+            (sc->feedback.highest_in_order != MTCP_TIME_NONE &&
+                sc->feedback.highest_in_order > highest))
+          highest = sc->feedback.highest_in_order;
+        buffered = sc->feedback.buffered_bytes;
+      }
+    }
+    ss = gst_structure_new ("session",
+        "id", G_TYPE_STRING, sess->id_str,
+        "n-connections", G_TYPE_UINT, sess->conns->len,
+        "buffers-sent", G_TYPE_UINT64, qst.buffers_sent,
+        "bytes-sent", G_TYPE_UINT64, qst.bytes_sent,
+        "buffers-dropped", G_TYPE_UINT64, qst.buffers_dropped,
+        "bytes-dropped", G_TYPE_UINT64, qst.bytes_dropped,
+        "skips", G_TYPE_UINT64, qst.skips,
+        "queue-buffers", G_TYPE_UINT64, qst.backlog_buffers,
+        "queue-bytes", G_TYPE_UINT64, qst.backlog_bytes,
+        "queue-time", G_TYPE_UINT64, qst.backlog_time,
+        "receiver-highest-seq", G_TYPE_INT64,
+        highest == MTCP_TIME_NONE ? (gint64) - 1 : (gint64) highest,
+        "receiver-buffered-bytes", G_TYPE_UINT64, buffered, NULL);
+    gst_structure_take_value (ss, "connections", &conns);
+    append_structure (&sessions, ss);
+  }
+  s = gst_structure_new ("multitcpsink-stats",
+      "n-sessions", G_TYPE_UINT, g_list_length (server->sessions),
+      "bytes-pushed", G_TYPE_UINT64,
+      mtcp_send_queue_get_total_pushed (server->queue),
+      "bytes-sent", G_TYPE_UINT64, bytes_sent,
+      "buffers-sent", G_TYPE_UINT64, buffers_sent,
+      "buffers-dropped", G_TYPE_UINT64, dropped,
+      "queue-bytes", G_TYPE_UINT64, mtcp_send_queue_get_bytes (server->queue),
+      "queue-buffers", G_TYPE_UINT64,
+      mtcp_send_queue_get_length (server->queue),
+      "stream-bitrate", G_TYPE_UINT64, server->stream_bitrate,
+      "connections-accepted", G_TYPE_UINT64, server->connections_accepted,
+      "protocol-errors", G_TYPE_UINT64, server->protocol_errors,
+      "refused", G_TYPE_UINT64, server->refused,
+      "scheduler", G_TYPE_STRING,
+      mtcp_scheduler_nick (server->config.scheduler), NULL);
+  g_mutex_unlock (&server->lock);
+  gst_structure_take_value (s, "sessions", &sessions);
+  return s;
+}

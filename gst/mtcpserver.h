@@ -1,0 +1,65 @@
+/* The sink's transport: a listening socket, sessions of TCP connections
+ * and an I/O thread that hands frames from the shared send queue to
+ * whichever connection can take them. multitcpsink is a thin element over
+ * it; everything here runs without a pipeline. */
+#ifndef __MTCP_SERVER_H__
+#define __MTCP_SERVER_H__
+
+#include <gst/gst.h>
+#include <gio/gio.h>
+
+#include "mtcpsendqueue.h"
+
+G_BEGIN_DECLS
+
+typedef struct _MtcpServer MtcpServer;
+
+typedef struct {
+  gchar *host;                  /* bind address, NULL = all */
+  guint port;                   /* 0 = any free port */
+  MtcpScheduler scheduler;
+  MtcpSendQueueLimits limits;
+  guint32 notsent_lowat;        /* bytes; 0 = leave the kernel default */
+  gchar *congestion_control;    /* NULL/"" = system default */
+  guint32 max_frame;            /* largest frame body accepted/sent */
+  guint max_sessions;
+  guint max_connections;        /* per session */
+  guint handshake_timeout_ms;
+  guint report_interval_ms;
+} MtcpServerConfig;
+
+/* Called from the I/O thread when a peer misbehaves; the connection is
+ * closed, the rest goes on. */
+typedef void (*MtcpServerWarningFunc) (const gchar * message,
+    gpointer user_data);
+
+MtcpServer *mtcp_server_new (const MtcpServerConfig * config,
+    MtcpServerWarningFunc warning, gpointer user_data);
+void mtcp_server_free (MtcpServer * server);
+
+gboolean mtcp_server_start (MtcpServer * server, GError ** error);
+void mtcp_server_stop (MtcpServer * server);
+guint mtcp_server_get_port (MtcpServer * server);
+
+/* Producer side, from the streaming thread. A non-live producer waits while
+ * a session is over its bound; a live one makes that session skip ahead.
+ * Returns FALSE when flushing. */
+void mtcp_server_push_caps (MtcpServer * server, GstCaps * caps);
+gboolean mtcp_server_push_buffer (MtcpServer * server, GstBuffer * buffer,
+    GstClockTime pts, GstClockTime dts, GstClockTime duration,
+    gboolean live);
+void mtcp_server_push_eos (MtcpServer * server);
+/* Wait until every session has written all it was given (EOS), at most
+ * @timeout_us. */
+gboolean mtcp_server_wait_drained (MtcpServer * server, gint64 timeout_us);
+void mtcp_server_set_flushing (MtcpServer * server, gboolean flushing);
+
+void mtcp_server_set_scheduler (MtcpServer * server, MtcpScheduler scheduler);
+void mtcp_server_set_limits (MtcpServer * server,
+    const MtcpSendQueueLimits * limits);
+
+GstStructure *mtcp_server_get_stats (MtcpServer * server);
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,123 @@
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "mtcptcpinfo.h"
+
+#include <errno.h>
+#include <string.h>
+#ifdef __linux__
+#include <netinet/in.h>
+#include <sys/socket.h>
+/* the kernel's header: glibc's struct tcp_info lacks the newer fields */
+#include <linux/tcp.h>
+#endif
+
+gboolean
+mtcp_tcp_info_read (GSocket * socket, MtcpTcpInfo * info)
+{
+  memset (info, 0, sizeof (*info));
+#ifdef __linux__
+  {
+    struct tcp_info ti;
+    socklen_t len = sizeof (ti);
+
+    memset (&ti, 0, sizeof (ti));
+    if (getsockopt (g_socket_get_fd (socket), IPPROTO_TCP, TCP_INFO, &ti,
+            &len) != 0)
+      return FALSE;
+    info->state = ti.tcpi_state;
+    info->rtt_us = ti.tcpi_rtt;
+    info->rttvar_us = ti.tcpi_rttvar;
+    info->snd_cwnd = ti.tcpi_snd_cwnd;
+    info->snd_ssthresh = ti.tcpi_snd_ssthresh;
+    info->snd_mss = ti.tcpi_snd_mss;
+    info->rcv_mss = ti.tcpi_rcv_mss;
+    info->total_retrans = ti.tcpi_total_retrans;
+    info->lost = ti.tcpi_lost;
+    info->unacked = ti.tcpi_unacked;
+    /* fields after tcpi_total_retrans exist only on newer kernels: len says */
+    if (len >= G_STRUCT_OFFSET (struct tcp_info, tcpi_bytes_acked) + 8)
+      info->bytes_acked = ti.tcpi_bytes_acked;
+    if (len >= G_STRUCT_OFFSET (struct tcp_info, tcpi_bytes_received) + 8)
+      info->bytes_received = ti.tcpi_bytes_received;
+    if (len >= G_STRUCT_OFFSET (struct tcp_info, tcpi_min_rtt) + 4)
+      info->min_rtt_us = ti.tcpi_min_rtt;
+    if (len >= G_STRUCT_OFFSET (struct tcp_info, tcpi_notsent_bytes) + 4)
+      info->notsent_bytes = ti.tcpi_notsent_bytes;
+    if (len >= G_STRUCT_OFFSET (struct tcp_info, tcpi_delivery_rate) + 8)
+      info->delivery_rate = ti.tcpi_delivery_rate;
+    if (len >= G_STRUCT_OFFSET (struct tcp_info, tcpi_pacing_rate) + 8)
+      info->pacing_rate = ti.tcpi_pacing_rate;
+    return TRUE;
+  }
+#else
+  return FALSE;
+#endif
+}
+
+gboolean
+mtcp_tcp_set_notsent_lowat (GSocket * socket, guint32 bytes)
+{
+#if defined(__linux__) && defined(TCP_NOTSENT_LOWAT)
+  return g_socket_set_option (socket, IPPROTO_TCP, TCP_NOTSENT_LOWAT, bytes,
+      NULL);
+#else
+  return FALSE;
+#endif
+}
+
+gboolean
+mtcp_tcp_set_congestion (GSocket * socket, const gchar * name, GError ** error)
+{
+  if (name == NULL || *name == '\0')
+    return TRUE;
+#if defined(__linux__) && defined(TCP_CONGESTION)
+  if (setsockopt (g_socket_get_fd (socket), IPPROTO_TCP, TCP_CONGESTION, name,
+          strlen (name)) != 0) {
+    int errsv = errno;
+    g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
+        "cannot use TCP congestion control '%s': %s (see "
+        "net.ipv4.tcp_allowed_congestion_control)", name, g_strerror (errsv));
+    return FALSE;
+  }
+  return TRUE;
+#else
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+      "TCP_CONGESTION is not supported on this system");
+  return FALSE;
+#endif
+}
+
+gchar *
+mtcp_tcp_get_congestion (GSocket * socket)
+{
+#if defined(__linux__) && defined(TCP_CONGESTION)
+  char name[32];
+  socklen_t len = sizeof (name) - 1;
+
+  memset (name, 0, sizeof (name));
+  if (getsockopt (g_socket_get_fd (socket), IPPROTO_TCP, TCP_CONGESTION, name,
+          &len) == 0)
+    return g_strndup (name, len);
+#endif
+  return g_strdup ("unknown");
+}
+
+gboolean
+mtcp_tcp_set_window_clamp (GSocket * socket, guint32 bytes)
+{
+#if defined(__linux__) && defined(TCP_WINDOW_CLAMP)
+  return g_socket_set_option (socket, IPPROTO_TCP, TCP_WINDOW_CLAMP, bytes,
+      NULL);
+#else
+  return FALSE;
+#endif
+}
+
+void
+mtcp_tcp_set_nodelay (GSocket * socket, gboolean nodelay)
+{
+  g_socket_set_option (socket, IPPROTO_TCP, TCP_NODELAY, nodelay ? 1 : 0,
+      NULL);
+}

@@ -1,0 +1,45 @@
+/* The kernel's view of one TCP connection, and the per-socket knobs
+ * multitcp turns (Linux: TCP_INFO, TCP_NOTSENT_LOWAT, TCP_CONGESTION,
+ * TCP_WINDOW_CLAMP). Elsewhere the reads fail and the knobs are no-ops. */
+#ifndef __MTCP_TCP_INFO_H__
+#define __MTCP_TCP_INFO_H__
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+typedef struct {
+  guint32 rtt_us;
+  guint32 rttvar_us;
+  guint32 min_rtt_us;
+  guint32 snd_cwnd;             /* segments */
+  guint32 snd_ssthresh;
+  guint32 snd_mss;
+  guint32 rcv_mss;
+  guint32 total_retrans;
+  guint32 lost;
+  guint32 unacked;
+  guint32 notsent_bytes;
+  guint64 bytes_acked;
+  guint64 bytes_received;
+  guint64 delivery_rate;        /* bytes/s */
+  guint64 pacing_rate;          /* bytes/s */
+  guint8 state;
+} MtcpTcpInfo;
+
+gboolean mtcp_tcp_info_read (GSocket * socket, MtcpTcpInfo * info);
+
+/* Unsent bytes above which the socket stops polling writable. */
+gboolean mtcp_tcp_set_notsent_lowat (GSocket * socket, guint32 bytes);
+/* Empty or NULL keeps the system default. */
+gboolean mtcp_tcp_set_congestion (GSocket * socket, const gchar * name,
+    GError ** error);
+/* Name of the congestion control the socket uses now (newly allocated). */
+gchar *mtcp_tcp_get_congestion (GSocket * socket);
+/* Bound on the receive window the kernel advertises (0 = no clamp). */
+gboolean mtcp_tcp_set_window_clamp (GSocket * socket, guint32 bytes);
+void mtcp_tcp_set_nodelay (GSocket * socket, gboolean nodelay);
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The whole test suite: installs what it needs, builds, runs the unit,
+# element and netsim tests, then the unit and element tests again under
+# AddressSanitizer and UndefinedBehaviorSanitizer.
+#   ./scripts/test.sh            everything
+#   SKIP_SANITIZERS=1 ./scripts/test.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+./scripts/install-deps.sh
+
+echo "== TCP congestion control on this machine: $(sysctl -n net.ipv4.tcp_congestion_control 2>/dev/null || echo unknown)"
+
+meson setup build --wipe >/dev/null 2>&1 || meson setup build
+ninja -C build
+meson test -C build --print-errorlogs --num-processes 1
+
+if [ "${SKIP_SANITIZERS:-0}" != "1" ]; then
+  echo "== again under ASan + UBSan"
+  meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false \
+    -Dnetsim=disabled --wipe >/dev/null 2>&1 ||
+    meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dnetsim=disabled
+  ninja -C build-asan
+  # plugins load in-process: the plugin scanner is not built with ASan
+  export GST_REGISTRY_FORK=no
+  export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1"
+  export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0"
+  export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+  meson test -C build-asan --print-errorlogs --num-processes 1 --suite unit --suite elements
+fi

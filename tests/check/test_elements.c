@@ -1,0 +1,901 @@
+/* multitcpsink -> multitcpsrc over real loopback sockets. */
+#include <gst/check/gstcheck.h>
+#include <gio/gio.h>
+#include <sys/socket.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/app/gstappsink.h>
+#include <string.h>
+
+#include "mtcpprotocol.h"
+
+#define WAIT_TIMEOUT (20 * GST_SECOND)
+
+/* ---- helpers ---- */
+
+typedef struct {
+  GstElement *pipeline;
+  GstElement *appsrc;
+  GstElement *sink;
+} Sender;
+
+typedef struct {
+  GstElement *pipeline;
+  GstElement *src;
+  GstElement *appsink;
+} Receiver;
+
+static Sender *
+sender_new (const gchar * sink_props)
+{
+  Sender *s = g_new0 (Sender, 1);
+  gchar *desc = g_strdup_printf ("appsrc name=in is-live=true format=time "
+      "max-bytes=0 block=false ! multitcpsink name=sink host=127.0.0.1 port=0 "
+      "sync=false %s", sink_props ? sink_props : "");
+  s->pipeline = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  fail_unless (s->pipeline != NULL);
+  s->appsrc = gst_bin_get_by_name (GST_BIN (s->pipeline), "in");
+  s->sink = gst_bin_get_by_name (GST_BIN (s->pipeline), "sink");
+  /* ASYNC: the sink prerolls on the first buffer; it listens already */
+  fail_if (gst_element_set_state (s->pipeline, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  return s;
+}
+
+static gint
+sender_port (Sender * s)
+{
+  gint port = 0;
+  g_object_get (s->sink, "current-port", &port, NULL);
+  fail_unless (port > 0);
+  return port;
+}
+
+static void
+sender_free (Sender * s)
+{
+  gst_element_set_state (s->pipeline, GST_STATE_NULL);
+  gst_object_unref (s->appsrc);
+  gst_object_unref (s->sink);
+  gst_object_unref (s->pipeline);
+  g_free (s);
+}
+
+static Receiver *
+receiver_new (gint port, guint connections, guint latency_ms)
+{
+  Receiver *r = g_new0 (Receiver, 1);
+  gchar *desc = g_strdup_printf ("multitcpsrc name=src host=127.0.0.1 "
+      "port=%d connections=%u latency=%u ! appsink name=out sync=false "
+      "max-buffers=0 emit-signals=false", port, connections, latency_ms);
+  r->pipeline = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  fail_unless (r->pipeline != NULL);
+  r->src = gst_bin_get_by_name (GST_BIN (r->pipeline), "src");
+  r->appsink = gst_bin_get_by_name (GST_BIN (r->pipeline), "out");
+  fail_if (gst_element_set_state (r->pipeline, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  return r;
+}
+
+static void
+receiver_free (Receiver * r)
+{
+  gst_element_set_state (r->pipeline, GST_STATE_NULL);
+  gst_object_unref (r->src);
+  gst_object_unref (r->appsink);
+  gst_object_unref (r->pipeline);
+  g_free (r);
+}
+
+static guint64
+stats_uint64 (GstElement * e, const gchar * field)
+{
+  GstStructure *s = NULL;
+  guint64 v = 0;
+  g_object_get (e, "stats", &s, NULL);
+  fail_unless (s != NULL);
+  gst_structure_get_uint64 (s, field, &v);
+  gst_structure_free (s);
+  return v;
+}
+
+static guint
+stats_uint (GstElement * e, const gchar * field)
+{
+  GstStructure *s = NULL;
+  guint v = 0;
+  g_object_get (e, "stats", &s, NULL);
+  gst_structure_get_uint (s, field, &v);
+  gst_structure_free (s);
+  return v;
+}
+
+/* Connections the sink has in its sessions, summed. */
+static guint
+sink_connections (GstElement * sink)
+{
+  GstStructure *s = NULL;
+  const GValue *sessions;
+  guint i, n = 0;
+
+  g_object_get (sink, "stats", &s, NULL);
+  sessions = gst_structure_get_value (s, "sessions");
+  for (i = 0; sessions && i < gst_value_array_get_size (sessions); i++) {
+    const GstStructure *ss =
+        gst_value_get_structure (gst_value_array_get_value (sessions, i));
+    guint c = 0;
+    gst_structure_get_uint (ss, "n-connections", &c);
+    n += c;
+  }
+  gst_structure_free (s);
+  return n;
+}
+
+static void
+wait_for_connections (GstElement * sink, guint n)
+{
+  gint64 until = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while (sink_connections (sink) < n && g_get_monotonic_time () < until)
+    g_usleep (10000);
+  fail_unless_equals_int (sink_connections (sink), n);
+}
+
+typedef struct {
+  GstBuffer *buf;
+  GstCaps *caps;
+} Expected;
+
+static GstBuffer *
+make_payload (GRand * rand, guint index, gsize size)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, size, NULL);
+  GstMapInfo map;
+  gsize i;
+
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  for (i = 0; i < size; i++)
+    map.data[i] = (guint8) g_rand_int (rand);
+  if (size >= 4)
+    GST_WRITE_UINT32_BE (map.data, index);
+  gst_buffer_unmap (buf, &map);
+  return buf;
+}
+
+static gboolean
+buffers_equal (GstBuffer * a, GstBuffer * b)
+{
+  GstMapInfo ma, mb;
+  gboolean eq;
+
+  if (gst_buffer_get_size (a) != gst_buffer_get_size (b))
+    return FALSE;
+  gst_buffer_map (a, &ma, GST_MAP_READ);
+  gst_buffer_map (b, &mb, GST_MAP_READ);
+  eq = memcmp (ma.data, mb.data, ma.size) == 0;
+  gst_buffer_unmap (a, &ma);
+  gst_buffer_unmap (b, &mb);
+  return eq;
+}
+
+#define CHECKED_FLAGS (GST_BUFFER_FLAG_DELTA_UNIT | GST_BUFFER_FLAG_HEADER | \
+    GST_BUFFER_FLAG_DROPPABLE | GST_BUFFER_FLAG_MARKER)
+
+/* Sends @n buffers with caps, a header, keyframes every 30, random sizes
+ * and timestamps 33 ms apart; checks that @receivers get all of it. */
+static void
+stream_and_check (Sender * s, Receiver ** receivers, guint n_receivers,
+    guint n, gboolean timestamps)
+{
+  GRand *rand = g_rand_new_with_seed (1234 + n_receivers);
+  GPtrArray *sent = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
+  GstCaps *caps = gst_caps_new_simple ("video/x-test", "width", G_TYPE_INT,
+      320, "name", G_TYPE_STRING, "a \"quoted\" name", NULL);
+  guint i, r;
+
+  gst_app_src_set_caps (GST_APP_SRC (s->appsrc), caps);
+  for (i = 0; i < n; i++) {
+    gsize size = i == 0 ? 64 : g_rand_int_range (rand, 1, 60000);
+    GstBuffer *buf = make_payload (rand, i, size);
+
+    if (i == 0)
+      GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_HEADER);
+    else if ((i - 1) % 30 != 0)
+      GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DELTA_UNIT);
+    if (i % 7 == 3)
+      GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_MARKER);
+    if (timestamps && i > 0) {
+      GST_BUFFER_PTS (buf) = (i + 2) * 33 * GST_MSECOND;
+      GST_BUFFER_DTS (buf) = i * 33 * GST_MSECOND;
+      GST_BUFFER_DURATION (buf) = 33 * GST_MSECOND;
+    }
+    g_ptr_array_add (sent, gst_buffer_ref (buf));
+    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (s->appsrc),
+            buf), GST_FLOW_OK);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (s->appsrc));
+
+  for (r = 0; r < n_receivers; r++) {
+    GstClockTime first_pts = GST_CLOCK_TIME_NONE;
+    GstClockTime first_dts = GST_CLOCK_TIME_NONE;
+
+    for (i = 0; i < n; i++) {
+      GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK
+          (receivers[r]->appsink), WAIT_TIMEOUT);
+      GstBuffer *got, *want = g_ptr_array_index (sent, i);
+
+      fail_unless (sample != NULL, "receiver %u: buffer %u missing", r, i);
+      got = gst_sample_get_buffer (sample);
+      if (i == 0)
+        fail_unless (gst_caps_is_equal (gst_sample_get_caps (sample), caps),
+            "caps differ: %" GST_PTR_FORMAT, gst_sample_get_caps (sample));
+      fail_unless (buffers_equal (got, want), "receiver %u: buffer %u differs "
+          "(%" G_GSIZE_FORMAT " vs %" G_GSIZE_FORMAT " bytes)", r, i,
+          gst_buffer_get_size (got), gst_buffer_get_size (want));
+      fail_unless_equals_int (GST_BUFFER_FLAGS (got) & CHECKED_FLAGS,
+          GST_BUFFER_FLAGS (want) & CHECKED_FLAGS);
+      /* only the very first buffer starts a discontinuity */
+      fail_unless_equals_int (GST_BUFFER_FLAG_IS_SET (got,
+              GST_BUFFER_FLAG_DISCONT), i == 0);
+      if (timestamps && i > 0) {
+        fail_unless (GST_BUFFER_PTS_IS_VALID (got));
+        fail_unless (GST_BUFFER_DTS_IS_VALID (got));
+        fail_unless_equals_uint64 (GST_BUFFER_DURATION (got),
+            GST_BUFFER_DURATION (want));
+        if (i == 1) {
+          first_pts = GST_BUFFER_PTS (got);
+          first_dts = GST_BUFFER_DTS (got);
+        }
+        /* the mapping onto local time is one offset: intervals survive */
+        fail_unless_equals_uint64 (GST_BUFFER_PTS (got) - first_pts,
+            GST_BUFFER_PTS (want) - 3 * 33 * GST_MSECOND);
+        fail_unless_equals_uint64 (GST_BUFFER_DTS (got) - first_dts,
+            GST_BUFFER_DTS (want) - 33 * GST_MSECOND);
+        fail_unless (GST_BUFFER_PTS (got) - GST_BUFFER_DTS (got) ==
+            2 * 33 * GST_MSECOND);
+      } else if (!timestamps && i > 0) {
+        /* (the first one gets the segment start from appsrc's basesrc) */
+        fail_if (GST_BUFFER_PTS_IS_VALID (got));
+      }
+      gst_sample_unref (sample);
+    }
+    fail_unless (gst_app_sink_try_pull_sample (GST_APP_SINK
+            (receivers[r]->appsink), WAIT_TIMEOUT) == NULL);
+    fail_unless (gst_app_sink_is_eos (GST_APP_SINK (receivers[r]->appsink)));
+    fail_unless_equals_uint64 (stats_uint64 (receivers[r]->src,
+            "buffers-late"), 0);
+    fail_unless_equals_uint64 (stats_uint64 (receivers[r]->src,
+            "buffers-skipped"), 0);
+    fail_unless_equals_uint64 (stats_uint64 (receivers[r]->src,
+            "buffers-pushed"), n);
+  }
+  gst_caps_unref (caps);
+  g_ptr_array_unref (sent);
+  g_rand_free (rand);
+}
+
+static void
+roundtrip (guint connections, gboolean timestamps, const gchar * props)
+{
+  Sender *s = sender_new (props);
+  Receiver *r = receiver_new (sender_port (s), connections, 5000);
+
+  wait_for_connections (s->sink, connections);
+  fail_unless_equals_int (stats_uint (r->src, "n-connections"), connections);
+  stream_and_check (s, &r, 1, 400, timestamps);
+  receiver_free (r);
+  sender_free (s);
+}
+
+/* ---- tests ---- */
+
+GST_START_TEST (test_roundtrip_1)
+{
+  roundtrip (1, TRUE, NULL);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_roundtrip_2)
+{
+  roundtrip (2, TRUE, NULL);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_roundtrip_5)
+{
+  roundtrip (5, TRUE, NULL);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_roundtrip_8)
+{
+  roundtrip (8, TRUE, NULL);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_roundtrip_schedulers)
+{
+  roundtrip (4, TRUE, "scheduler=round-robin");
+  roundtrip (4, TRUE, "scheduler=static");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_roundtrip_raw_bytes_without_timestamps)
+{
+  roundtrip (3, FALSE, NULL);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_two_receivers_each_get_everything)
+{
+  Sender *s = sender_new (NULL);
+  Receiver *r[2];
+
+  r[0] = receiver_new (sender_port (s), 3, 5000);
+  r[1] = receiver_new (sender_port (s), 5, 5000);
+  wait_for_connections (s->sink, 8);
+  stream_and_check (s, r, 2, 300, TRUE);
+  receiver_free (r[0]);
+  receiver_free (r[1]);
+  sender_free (s);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_latency_query_and_stats)
+{
+  Sender *s = sender_new (NULL);
+  Receiver *r = receiver_new (sender_port (s), 2, 750);
+  GstQuery *q = gst_query_new_latency ();
+  gboolean live;
+  GstClockTime min, max;
+  GstStructure *st = NULL;
+
+  fail_unless (gst_element_query (r->src, q));
+  gst_query_parse_latency (q, &live, &min, &max);
+  fail_unless (live);
+  fail_unless_equals_uint64 (min, 750 * GST_MSECOND);
+  gst_query_unref (q);
+
+  g_object_get (r->src, "stats", &st, NULL);
+  fail_unless (gst_structure_has_field (st, "late-fraction"));
+  fail_unless (gst_structure_has_field (st, "reorder-depth"));
+  fail_unless (gst_structure_has_field (st, "connections"));
+  gst_structure_free (st);
+  receiver_free (r);
+  sender_free (s);
+}
+
+GST_END_TEST;
+
+/* The stats-interval posts the same structure on the bus. */
+GST_START_TEST (test_stats_messages_on_bus)
+{
+  Sender *s = sender_new (NULL);
+  Receiver *r;
+  GstBus *bus;
+  GstMessage *msg;
+  gint port = sender_port (s);
+
+  r = g_new0 (Receiver, 1);
+  r->pipeline = gst_parse_launch (g_strdup_printf ("multitcpsrc name=src "
+          "host=127.0.0.1 port=%d stats-interval=100 ! fakesink", port), NULL);
+  r->src = gst_bin_get_by_name (GST_BIN (r->pipeline), "src");
+  r->appsink = gst_object_ref (r->src);
+  gst_element_set_state (r->pipeline, GST_STATE_PLAYING);
+  bus = gst_element_get_bus (r->pipeline);
+  msg = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND, GST_MESSAGE_ELEMENT);
+  fail_unless (msg != NULL);
+  fail_unless (gst_structure_has_name (gst_message_get_structure (msg),
+          "multitcpsrc-stats"));
+  fail_unless (gst_structure_has_field (gst_message_get_structure (msg),
+          "bitrate"));
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  receiver_free (r);
+  sender_free (s);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_unreachable_host_names_host_and_port)
+{
+  GstElement *pipeline;
+  GstBus *bus;
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *dbg = NULL;
+  GSocket *sock;
+  GSocketAddress *addr;
+  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  guint port;
+  gchar *desc;
+
+  /* a port nobody listens on: bind one, read it, close it */
+  sock = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
+      G_SOCKET_PROTOCOL_TCP, NULL);
+  addr = g_inet_socket_address_new (lo, 0);
+  fail_unless (g_socket_bind (sock, addr, TRUE, NULL));
+  g_object_unref (addr);
+  addr = g_socket_get_local_address (sock, NULL);
+  port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (addr));
+  g_object_unref (addr);
+  g_socket_close (sock, NULL);
+  g_object_unref (sock);
+  g_object_unref (lo);
+
+  desc = g_strdup_printf ("multitcpsrc host=127.0.0.1 port=%u timeout=2 ! "
+      "fakesink", port);
+  pipeline = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_PLAYING),
+      GST_STATE_CHANGE_FAILURE);
+  bus = gst_element_get_bus (pipeline);
+  msg = gst_bus_timed_pop_filtered (bus, GST_SECOND, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &err, &dbg);
+  desc = g_strdup_printf ("127.0.0.1:%u", port);
+  fail_unless (strstr (err->message, desc) != NULL, "'%s' lacks '%s'",
+      err->message, desc);
+  g_free (desc);
+  g_error_free (err);
+  g_free (dbg);
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* ---- a hand-driven peer, speaking the protocol byte by byte ---- */
+
+static GSocket *
+raw_connect (gint port)
+{
+  GSocket *sock = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
+      G_SOCKET_PROTOCOL_TCP, NULL);
+  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  GSocketAddress *addr = g_inet_socket_address_new (lo, port);
+
+  fail_unless (g_socket_connect (sock, addr, NULL, NULL));
+  g_socket_set_timeout (sock, 5);
+  g_object_unref (addr);
+  g_object_unref (lo);
+  return sock;
+}
+
+static void
+raw_send (GSocket * sock, const guint8 * data, gsize size)
+{
+  gsize done = 0;
+  while (done < size) {
+    gssize n = g_socket_send (sock, (const gchar *) data + done, size - done,
+        NULL, NULL);
+    if (n <= 0)
+      return;                   /* the peer may have closed on us already */
+    done += n;
+  }
+}
+
+/* Reads until the peer closes; returns what came (and a REFUSE reason). */
+static gchar *
+raw_read_refusal (GSocket * sock, gboolean * closed)
+{
+  guint8 buf[4096];
+  gsize have = 0;
+  gchar *reason = NULL;
+
+  *closed = FALSE;
+  for (;;) {
+    gssize n = g_socket_receive (sock, (gchar *) buf + have,
+        sizeof (buf) - have, NULL, NULL);
+    if (n <= 0) {
+      *closed = (n == 0) || TRUE;
+      break;
+    }
+    have += n;
+    if (have == sizeof (buf))
+      break;
+  }
+  if (have >= MTCP_HEADER_SIZE && buf[0] == MTCP_FRAME_REFUSE) {
+    MtcpFrameHeader hdr;
+    MtcpRefuse refuse;
+    gchar *err = NULL;
+    if (mtcp_parse_header (buf, have, MTCP_MAX_FRAME_DEFAULT, &hdr,
+            &err) == MTCP_PARSE_OK && have >= MTCP_HEADER_SIZE + hdr.length &&
+        mtcp_parse_refuse (buf + MTCP_HEADER_SIZE, hdr.length, &refuse, &err))
+      reason = g_strdup (refuse.reason);
+    g_free (err);
+  }
+  return reason;
+}
+
+static void
+write_hello (guint8 * out, guint32 magic, guint16 version)
+{
+  MtcpHello hello = { 0, };
+  hello.magic = magic;
+  hello.version = version;
+  mtcp_write_hello (out, MTCP_HELLO_FRAME_SIZE, &hello);
+}
+
+GST_START_TEST (test_hostile_peers_are_refused_and_session_untouched)
+{
+  Sender *s = sender_new (NULL);
+  gint port = sender_port (s);
+  Receiver *r = receiver_new (port, 3, 5000);
+  guint8 frame[64];
+  GSocket *sock;
+  gchar *reason;
+  gboolean closed;
+
+  wait_for_connections (s->sink, 3);
+
+  /* wrong magic */
+  sock = raw_connect (port);
+  write_hello (frame, 0xdeadbeef, MTCP_VERSION);
+  raw_send (sock, frame, MTCP_HELLO_FRAME_SIZE);
+  reason = raw_read_refusal (sock, &closed);
+  fail_unless (closed);
+  fail_unless (reason && strstr (reason, "magic"), "reason: %s", reason);
+  g_free (reason);
+  g_object_unref (sock);
+
+  /* wrong version */
+  sock = raw_connect (port);
+  write_hello (frame, MTCP_MAGIC, 99);
+  raw_send (sock, frame, MTCP_HELLO_FRAME_SIZE);
+  reason = raw_read_refusal (sock, &closed);
+  fail_unless (closed);
+  fail_unless (reason && strstr (reason, "version"), "reason: %s", reason);
+  g_free (reason);
+  g_object_unref (sock);
+
+  /* a join with a session id nobody has */
+  sock = raw_connect (port);
+  {
+    MtcpHello hello = { 0, };
+    hello.magic = MTCP_MAGIC;
+    hello.version = MTCP_VERSION;
+    hello.flags = MTCP_HELLO_FLAG_JOIN;
+    memset (hello.session_id, 0x42, MTCP_SESSION_ID_SIZE);
+    mtcp_write_hello (frame, sizeof (frame), &hello);
+  }
+  raw_send (sock, frame, MTCP_HELLO_FRAME_SIZE);
+  reason = raw_read_refusal (sock, &closed);
+  fail_unless (closed);
+  fail_unless (reason && strstr (reason, "session"), "reason: %s", reason);
+  g_free (reason);
+  g_object_unref (sock);
+
+  /* a huge length field */
+  sock = raw_connect (port);
+  mtcp_write_header (frame, MTCP_FRAME_BUFFER, 0, 0xfffffff0u);
+  raw_send (sock, frame, MTCP_HEADER_SIZE);
+  g_free (raw_read_refusal (sock, &closed));
+  fail_unless (closed);
+  g_object_unref (sock);
+
+  /* garbage */
+  sock = raw_connect (port);
+  {
+    guint8 junk[256];
+    guint i;
+    for (i = 0; i < sizeof (junk); i++)
+      junk[i] = (guint8) (i * 37 + 11);
+    raw_send (sock, junk, sizeof (junk));
+  }
+  g_free (raw_read_refusal (sock, &closed));
+  fail_unless (closed);
+  g_object_unref (sock);
+
+  /* a HELLO cut off mid-way, then gone */
+  sock = raw_connect (port);
+  write_hello (frame, MTCP_MAGIC, MTCP_VERSION);
+  raw_send (sock, frame, MTCP_HELLO_FRAME_SIZE / 2);
+  g_socket_close (sock, NULL);
+  g_object_unref (sock);
+
+  /* the legitimate session is untouched */
+  fail_unless (stats_uint64 (s->sink, "refused") >= 3);
+  fail_unless (stats_uint64 (s->sink, "protocol-errors") >= 1);
+  stream_and_check (s, &r, 1, 200, TRUE);
+  receiver_free (r);
+  sender_free (s);
+}
+
+GST_END_TEST;
+
+/* A receiver that joins and never reads must not grow the sink's memory. */
+GST_START_TEST (test_stalled_receiver_memory_bounded)
+{
+  Sender *s = sender_new ("max-session-bytes=2000000 max-session-lag=-1 "
+      "notsent-lowat=16384");
+  gint port = sender_port (s);
+  GSocket *sock = raw_connect (port);
+  guint8 frame[64];
+  guint i;
+  guint64 max_queue = 0, dropped;
+  GstCaps *caps = gst_caps_new_empty_simple ("application/x-test");
+
+  g_socket_set_option (sock, SOL_SOCKET, SO_RCVBUF, 4096, NULL);
+  write_hello (frame, MTCP_MAGIC, MTCP_VERSION);
+  raw_send (sock, frame, MTCP_HELLO_FRAME_SIZE);
+  wait_for_connections (s->sink, 1);
+
+  gst_app_src_set_caps (GST_APP_SRC (s->appsrc), caps);
+  /* 60 MB: 2000 buffers of 30 kB, a keyframe every 25 */
+  for (i = 0; i < 2000; i++) {
+    GstBuffer *buf = gst_buffer_new_allocate (NULL, 30000, NULL);
+    GST_BUFFER_PTS (buf) = i * 10 * GST_MSECOND;
+    if (i % 25 != 0)
+      GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DELTA_UNIT);
+    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (s->appsrc),
+            buf), GST_FLOW_OK);
+    if (i % 50 == 49) {
+      /* let the sink's streaming thread catch up, then look */
+      while (stats_uint64 (s->sink, "bytes-pushed") < (guint64) (i + 1) * 30000)
+        g_usleep (1000);
+      max_queue = MAX (max_queue, stats_uint64 (s->sink, "queue-bytes"));
+    }
+  }
+  dropped = stats_uint64 (s->sink, "buffers-dropped");
+  /* bound + one keyframe interval (25 x 30 kB) + what is in flight */
+  fail_unless (max_queue <= 2000000 + 25 * 30000 + 200000,
+      "queue reached %" G_GUINT64_FORMAT " bytes", max_queue);
+  fail_unless (dropped > 1500, "only %" G_GUINT64_FORMAT " dropped", dropped);
+
+  gst_caps_unref (caps);
+  g_object_unref (sock);
+  sender_free (s);
+}
+
+GST_END_TEST;
+
+/* A receiver that joins while the stream runs starts at a keyframe, after
+ * the caps and the stream headers. */
+GST_START_TEST (test_late_joiner_starts_at_keyframe_with_headers)
+{
+  Sender *s = sender_new (NULL);
+  gint port = sender_port (s);
+  Receiver *r;
+  GstCaps *caps = gst_caps_new_empty_simple ("video/x-test");
+  GstBuffer *header = gst_buffer_new_wrapped (g_strdup ("HEADER"), 6);
+  GstSample *sample;
+  GstBuffer *got;
+  guint i;
+
+  GST_BUFFER_FLAG_SET (header, GST_BUFFER_FLAG_HEADER);
+  {
+    /* headers in the caps, as matroskamux and oggmux announce them */
+    GValue array = G_VALUE_INIT, v = G_VALUE_INIT;
+    g_value_init (&array, GST_TYPE_ARRAY);
+    g_value_init (&v, GST_TYPE_BUFFER);
+    gst_value_set_buffer (&v, header);
+    gst_value_array_append_value (&array, &v);
+    g_value_unset (&v);
+    gst_structure_take_value (gst_caps_get_structure (caps, 0),
+        "streamheader", &array);
+  }
+  gst_app_src_set_caps (GST_APP_SRC (s->appsrc), caps);
+  gst_app_src_push_buffer (GST_APP_SRC (s->appsrc), gst_buffer_ref (header));
+  for (i = 0; i < 100; i++) {
+    GstBuffer *buf = gst_buffer_new_allocate (NULL, 1000, NULL);
+    gst_buffer_memset (buf, 0, (guint8) i, 1000);
+    GST_BUFFER_PTS (buf) = GST_BUFFER_DTS (buf) = i * 33 * GST_MSECOND;
+    if (i % 30 != 0)
+      GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DELTA_UNIT);
+    gst_app_src_push_buffer (GST_APP_SRC (s->appsrc), buf);
+  }
+  while (stats_uint64 (s->sink, "bytes-pushed") < 100 * 1000 + 6)
+    g_usleep (1000);
+
+  r = receiver_new (port, 2, 2000);
+  wait_for_connections (s->sink, 2);
+  for (i = 100; i < 130; i++) {
+    GstBuffer *buf = gst_buffer_new_allocate (NULL, 1000, NULL);
+    gst_buffer_memset (buf, 0, (guint8) i, 1000);
+    GST_BUFFER_PTS (buf) = GST_BUFFER_DTS (buf) = i * 33 * GST_MSECOND;
+    GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DELTA_UNIT);
+    gst_app_src_push_buffer (GST_APP_SRC (s->appsrc), buf);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (s->appsrc));
+
+  sample = gst_app_sink_try_pull_sample (GST_APP_SINK (r->appsink),
+      WAIT_TIMEOUT);
+  fail_unless (sample != NULL);
+  fail_unless (gst_caps_is_equal (gst_sample_get_caps (sample), caps));
+  got = gst_sample_get_buffer (sample);
+  fail_unless (GST_BUFFER_FLAG_IS_SET (got, GST_BUFFER_FLAG_HEADER));
+  fail_unless (buffers_equal (got, header));
+  gst_sample_unref (sample);
+
+  /* then the latest keyframe, 90, and everything after it */
+  for (i = 90; i < 130; i++) {
+    guint8 tag;
+    sample = gst_app_sink_try_pull_sample (GST_APP_SINK (r->appsink),
+        WAIT_TIMEOUT);
+    fail_unless (sample != NULL, "buffer %u missing", i);
+    got = gst_sample_get_buffer (sample);
+    gst_buffer_extract (got, 0, &tag, 1);
+    fail_unless_equals_int (tag, (guint8) i);
+    fail_unless_equals_int (GST_BUFFER_FLAG_IS_SET (got,
+            GST_BUFFER_FLAG_DELTA_UNIT), i != 90);
+    gst_sample_unref (sample);
+  }
+  gst_caps_unref (caps);
+  gst_buffer_unref (header);
+  receiver_free (r);
+  sender_free (s);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_state_cycles)
+{
+  guint i;
+
+  for (i = 0; i < 15; i++) {
+    Sender *s = sender_new (NULL);
+    Receiver *r = receiver_new (sender_port (s), 1 + i % 5, 500);
+    GstBuffer *buf = gst_buffer_new_allocate (NULL, 100, NULL);
+
+    wait_for_connections (s->sink, 1 + i % 5);
+    gst_app_src_push_buffer (GST_APP_SRC (s->appsrc), buf);
+    if (i % 2)
+      gst_element_set_state (r->pipeline, GST_STATE_PAUSED);
+    receiver_free (r);
+    sender_free (s);
+  }
+}
+
+GST_END_TEST;
+
+/* ---- real encoded video ---- */
+
+static guint
+count_decoded_frames (const gchar * sender_desc, const gchar * receiver_tail,
+    guint frames)
+{
+  GstElement *tx, *rx, *sink, *appsink;
+  GstBus *bus;
+  GstMessage *msg;
+  gint port = 0;
+  gchar *desc;
+  guint n = 0;
+
+  tx = gst_parse_launch (sender_desc, NULL);
+  fail_unless (tx != NULL);
+  sink = gst_bin_get_by_name (GST_BIN (tx), "sink");
+  /* PAUSED: listening, but the live source produces nothing yet */
+  gst_element_set_state (tx, GST_STATE_PAUSED);
+  g_object_get (sink, "current-port", &port, NULL);
+  fail_unless (port > 0);
+
+  desc = g_strdup_printf ("multitcpsrc host=127.0.0.1 port=%d connections=4 "
+      "latency=3000 ! %s ! appsink name=out sync=false max-buffers=0", port,
+      receiver_tail);
+  rx = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  fail_unless (rx != NULL);
+  appsink = gst_bin_get_by_name (GST_BIN (rx), "out");
+  gst_element_set_state (rx, GST_STATE_PLAYING);
+  wait_for_connections (sink, 4);
+  gst_element_set_state (tx, GST_STATE_PLAYING);
+
+  for (;;) {
+    GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (appsink),
+        WAIT_TIMEOUT);
+    if (sample == NULL)
+      break;
+    n++;
+    gst_sample_unref (sample);
+  }
+  fail_unless (gst_app_sink_is_eos (GST_APP_SINK (appsink)),
+      "no EOS after %u frames", n);
+  bus = gst_element_get_bus (rx);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg == NULL, "receiver error");
+  gst_object_unref (bus);
+
+  gst_element_set_state (rx, GST_STATE_NULL);
+  gst_element_set_state (tx, GST_STATE_NULL);
+  gst_object_unref (appsink);
+  gst_object_unref (sink);
+  gst_object_unref (rx);
+  gst_object_unref (tx);
+  (void) frames;
+  return n;
+}
+
+static gboolean
+have_elements (const gchar * names)
+{
+  gchar **v = g_strsplit (names, " ", -1), **p;
+  gboolean ok = TRUE;
+  for (p = v; *p; p++) {
+    GstElementFactory *f = gst_element_factory_find (*p);
+    if (!f) {
+      g_printerr ("SKIP: element %s not installed\n", *p);
+      ok = FALSE;
+    } else {
+      gst_object_unref (f);
+    }
+  }
+  g_strfreev (v);
+  return ok;
+}
+
+#define H264_SENDER(mux) "videotestsrc is-live=true num-buffers=90 ! " \
+  "video/x-raw,width=320,height=240,framerate=30/1 ! " \
+  "x264enc tune=zerolatency key-int-max=30 speed-preset=ultrafast ! " \
+  "h264parse ! " mux "multitcpsink name=sink host=127.0.0.1 port=0"
+
+GST_START_TEST (test_h264_every_frame_decoded)
+{
+  if (!have_elements ("x264enc avdec_h264 h264parse"))
+    return;
+  fail_unless_equals_int (count_decoded_frames (H264_SENDER (""),
+          "h264parse ! avdec_h264", 90), 90);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_mpegts_every_frame_decoded)
+{
+  if (!have_elements ("x264enc avdec_h264 mpegtsmux tsdemux"))
+    return;
+  fail_unless_equals_int (count_decoded_frames (H264_SENDER ("mpegtsmux ! "),
+          "tsdemux ! h264parse ! avdec_h264", 90), 90);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_matroska_every_frame_decoded)
+{
+  if (!have_elements ("x264enc avdec_h264 matroskamux matroskademux"))
+    return;
+  fail_unless_equals_int (count_decoded_frames (H264_SENDER
+          ("matroskamux streamable=true ! "),
+          "matroskademux ! h264parse ! avdec_h264", 90), 90);
+}
+
+GST_END_TEST;
+
+static Suite *
+elements_suite (void)
+{
+  Suite *s = suite_create ("elements");
+  TCase *tc = tcase_create ("loopback");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 120);
+  tcase_add_test (tc, test_roundtrip_1);
+  tcase_add_test (tc, test_roundtrip_2);
+  tcase_add_test (tc, test_roundtrip_5);
+  tcase_add_test (tc, test_roundtrip_8);
+  tcase_add_test (tc, test_roundtrip_schedulers);
+  tcase_add_test (tc, test_roundtrip_raw_bytes_without_timestamps);
+  tcase_add_test (tc, test_two_receivers_each_get_everything);
+  tcase_add_test (tc, test_latency_query_and_stats);
+  tcase_add_test (tc, test_stats_messages_on_bus);
+  tcase_add_test (tc, test_unreachable_host_names_host_and_port);
+  tcase_add_test (tc, test_hostile_peers_are_refused_and_session_untouched);
+  tcase_add_test (tc, test_stalled_receiver_memory_bounded);
+  tcase_add_test (tc, test_late_joiner_starts_at_keyframe_with_headers);
+  tcase_add_test (tc, test_state_cycles);
+  tcase_add_test (tc, test_h264_every_frame_decoded);
+  tcase_add_test (tc, test_mpegts_every_frame_decoded);
+  tcase_add_test (tc, test_matroska_every_frame_decoded);
+  return s;
+}
+
+GST_CHECK_MAIN (elements);

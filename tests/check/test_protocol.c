@@ -1,0 +1,352 @@
+/* Unit tests of the wire protocol codec. */
+#include <gst/check/gstcheck.h>
+#include <string.h>
+
+#include "mtcpprotocol.h"
+
+/* Feeds @data in chunks from @sizes (cycled) and collects whole frames. */
+static guint
+feed_in_chunks (MtcpFrameReader * r, const guint8 * data, gsize size,
+    GRand * rand, MtcpFrameHeader * last_hdr)
+{
+  gsize off = 0;
+  guint frames = 0;
+
+  while (off < size) {
+    gsize space, n;
+    guint8 *dst = mtcp_frame_reader_space (r, &space);
+    const guint8 *body;
+    gchar *err = NULL;
+
+    n = rand ? (gsize) g_rand_int_range (rand, 1, 300) : 1;
+    n = MIN (MIN (n, space), size - off);
+    memcpy (dst, data + off, n);
+    mtcp_frame_reader_commit (r, n);
+    off += n;
+    while (mtcp_frame_reader_next (r, last_hdr, &body, &err) ==
+        MTCP_PARSE_OK)
+      frames++;
+    fail_unless (err == NULL);
+  }
+  return frames;
+}
+
+GST_START_TEST (test_hello_layout)
+{
+  MtcpHello hello = { 0, }, back;
+  guint8 out[MTCP_HELLO_FRAME_SIZE];
+  static const guint8 expected[MTCP_HELLO_FRAME_SIZE] = {
+    0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x18,
+    'M', 'T', 'C', 'P', 0x00, 0x01, 0x01, 0x00,
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+  };
+  MtcpFrameHeader hdr;
+  gchar *err = NULL;
+  guint i;
+
+  hello.magic = MTCP_MAGIC;
+  hello.version = MTCP_VERSION;
+  hello.flags = MTCP_HELLO_FLAG_JOIN;
+  for (i = 0; i < MTCP_SESSION_ID_SIZE; i++)
+    hello.session_id[i] = i;
+  fail_unless_equals_int (mtcp_write_hello (out, sizeof (out), &hello),
+      MTCP_HELLO_FRAME_SIZE);
+  fail_unless (memcmp (out, expected, sizeof (out)) == 0);
+  fail_unless_equals_int (mtcp_write_hello (out, sizeof (out) - 1, &hello), 0);
+
+  fail_unless_equals_int (mtcp_parse_header (out, sizeof (out),
+          MTCP_MAX_FRAME_DEFAULT, &hdr, &err), MTCP_PARSE_OK);
+  fail_unless_equals_int (hdr.type, MTCP_FRAME_HELLO);
+  fail_unless (mtcp_parse_hello (out + 8, hdr.length, &back, &err));
+  fail_unless_equals_int (back.flags, MTCP_HELLO_FLAG_JOIN);
+  fail_unless (memcmp (back.session_id, hello.session_id, 16) == 0);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_hello_wrong_magic_and_version)
+{
+  MtcpHello hello = { 0, }, back;
+  guint8 out[MTCP_HELLO_FRAME_SIZE];
+  gchar *err = NULL;
+
+  hello.magic = 0x47455420;     /* "GET " */
+  hello.version = MTCP_VERSION;
+  mtcp_write_hello (out, sizeof (out), &hello);
+  fail_if (mtcp_parse_hello (out + 8, 24, &back, &err));
+  fail_unless (strstr (err, "magic") != NULL);
+  g_free (err);
+  err = NULL;
+
+  hello.magic = MTCP_MAGIC;
+  hello.version = 7;
+  mtcp_write_hello (out, sizeof (out), &hello);
+  fail_if (mtcp_parse_hello (out + 8, 24, &back, &err));
+  fail_unless (strstr (err, "version") != NULL);
+  g_free (err);
+  err = NULL;
+
+  fail_if (mtcp_parse_hello (out + 8, 23, &back, &err));
+  g_free (err);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_buffer_layout_and_roundtrip)
+{
+  MtcpBufferInfo info = { 0, }, back;
+  guint8 frame[MTCP_BUFFER_HEAD_SIZE + 3];
+  static const guint8 expected_head[MTCP_BUFFER_HEAD_SIZE] = {
+    0x11, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2b,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x02,
+    0x00, 0x00, 0x00, 0x00, 0x3b, 0x9a, 0xca, 0x00,
+    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+    0x00, 0x00, 0x00, 0x00, 0x01, 0xfc, 0xa0, 0x55,
+    0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x03,
+  };
+  const guint8 *payload;
+  gchar *err = NULL;
+
+  info.seq = 0x102;
+  info.pts = 1000000000;
+  info.dts = MTCP_TIME_NONE;
+  info.duration = 33333333;
+  info.flags = MTCP_BUF_DELTA | MTCP_BUF_HEADER;
+  info.payload_size = 3;
+  fail_unless_equals_int (mtcp_write_buffer_head (frame, sizeof (frame),
+          &info), MTCP_BUFFER_HEAD_SIZE);
+  fail_unless (memcmp (frame, expected_head, MTCP_BUFFER_HEAD_SIZE) == 0);
+  memcpy (frame + MTCP_BUFFER_HEAD_SIZE, "abc", 3);
+
+  fail_unless (mtcp_parse_buffer (frame + 8, 43, &back, &payload, &err));
+  fail_unless_equals_uint64 (back.seq, 0x102);
+  fail_unless_equals_uint64 (back.pts, 1000000000);
+  fail_unless_equals_uint64 (back.dts, MTCP_TIME_NONE);
+  fail_unless_equals_uint64 (back.duration, 33333333);
+  fail_unless_equals_int (back.flags, MTCP_BUF_DELTA | MTCP_BUF_HEADER);
+  fail_unless (memcmp (payload, "abc", 3) == 0);
+
+  /* payload_size disagrees with the frame length */
+  fail_if (mtcp_parse_buffer (frame + 8, 42, &back, &payload, &err));
+  g_free (err);
+  err = NULL;
+  fail_if (mtcp_parse_buffer (frame + 8, 39, &back, &payload, &err));
+  g_free (err);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_control_frames_roundtrip)
+{
+  guint8 out[512];
+  gchar *err = NULL, *caps = NULL;
+  guint64 seq;
+  MtcpSkip skip = { 5, 9 }, skip_back;
+  MtcpReport rep = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 }, rep_back;
+  MtcpFeedback fb = { 11, 12, 13, 14, 15, 16, 0 }, fb_back;
+  MtcpWelcome w = { {0}, 77, 1 << 20 }, w_back;
+  MtcpRefuse refuse;
+
+  fail_unless (mtcp_write_caps (out, sizeof (out), 9, "video/x-h264") > 0);
+  fail_unless (mtcp_parse_caps (out + 8, 8 + 12, &seq, &caps, &err));
+  fail_unless_equals_uint64 (seq, 9);
+  fail_unless_equals_string (caps, "video/x-h264");
+  g_free (caps);
+
+  fail_unless (mtcp_write_eos (out, sizeof (out), 42) > 0);
+  fail_unless (mtcp_parse_eos (out + 8, 8, &seq, &err));
+  fail_unless_equals_uint64 (seq, 42);
+
+  fail_unless (mtcp_write_skip (out, sizeof (out), &skip) > 0);
+  fail_unless (mtcp_parse_skip (out + 8, 16, &skip_back, &err));
+  fail_unless_equals_uint64 (skip_back.first_seq, 5);
+  fail_unless_equals_uint64 (skip_back.end_seq, 9);
+  skip.first_seq = 9;
+  mtcp_write_skip (out, sizeof (out), &skip);
+  fail_if (mtcp_parse_skip (out + 8, 16, &skip_back, &err));
+  g_free (err);
+  err = NULL;
+
+  fail_unless (mtcp_write_report (out, sizeof (out), &rep) > 0);
+  fail_unless (mtcp_parse_report (out + 8, MTCP_REPORT_SIZE, &rep_back, &err));
+  fail_unless (memcmp (&rep, &rep_back, sizeof (rep)) == 0);
+  /* a later version's longer body is accepted, a shorter one is not */
+  fail_unless (mtcp_parse_report (out + 8, MTCP_REPORT_SIZE + 8, &rep_back,
+          &err));
+  fail_if (mtcp_parse_report (out + 8, MTCP_REPORT_SIZE - 1, &rep_back, &err));
+  g_free (err);
+  err = NULL;
+
+  fail_unless (mtcp_write_feedback (out, sizeof (out), &fb) > 0);
+  fail_unless (mtcp_parse_feedback (out + 8, MTCP_FEEDBACK_SIZE, &fb_back,
+          &err));
+  fail_unless_equals_uint64 (fb_back.echo_delay_us, 15);
+  fail_unless_equals_int (fb_back.window_bytes, 16);
+
+  memset (w.session_id, 0xab, 16);
+  fail_unless_equals_int (mtcp_write_welcome (out, sizeof (out), &w),
+      MTCP_WELCOME_FRAME_SIZE);
+  fail_unless (mtcp_parse_welcome (out + 8, 32, &w_back, &err));
+  fail_unless_equals_int (w_back.connection_id, 77);
+  fail_unless (memcmp (w_back.session_id, w.session_id, 16) == 0);
+
+  fail_unless (mtcp_write_refuse (out, sizeof (out), MTCP_REFUSE_BAD_VERSION,
+          "wrong version") > 0);
+  fail_unless (mtcp_parse_refuse (out + 8, 2 + 13, &refuse, &err));
+  fail_unless_equals_int (refuse.code, MTCP_REFUSE_BAD_VERSION);
+  fail_unless_equals_string (refuse.reason, "wrong version");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_header_limits)
+{
+  guint8 hdr_bytes[MTCP_HEADER_SIZE];
+  MtcpFrameHeader hdr;
+  gchar *err = NULL;
+
+  mtcp_write_header (hdr_bytes, MTCP_FRAME_BUFFER, 0, 0xfffffff0u);
+  fail_unless_equals_int (mtcp_parse_header (hdr_bytes, 8,
+          MTCP_MAX_FRAME_DEFAULT, &hdr, &err), MTCP_PARSE_ERROR);
+  fail_unless (strstr (err, "limit") != NULL);
+  g_free (err);
+  err = NULL;
+
+  /* control frames have their own, smaller limit */
+  mtcp_write_header (hdr_bytes, MTCP_FRAME_CAPS, 0,
+      MTCP_MAX_CONTROL_BODY + 1);
+  fail_unless_equals_int (mtcp_parse_header (hdr_bytes, 8,
+          MTCP_MAX_FRAME_DEFAULT, &hdr, &err), MTCP_PARSE_ERROR);
+  g_free (err);
+  err = NULL;
+
+  fail_unless_equals_int (mtcp_parse_header (hdr_bytes, 7,
+          MTCP_MAX_FRAME_DEFAULT, &hdr, &err), MTCP_PARSE_NEED_MORE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reader_reassembles_any_chunking)
+{
+  GByteArray *stream = g_byte_array_new ();
+  guint8 frame[MTCP_BUFFER_HEAD_SIZE + 5000];
+  MtcpBufferInfo info = { 0, };
+  MtcpFrameHeader hdr;
+  GRand *rand = g_rand_new_with_seed (7);
+  guint i, pass;
+
+  for (i = 0; i < 50; i++) {
+    gsize n;
+    info.seq = i;
+    info.payload_size = (i * 97) % 5000;
+    n = mtcp_write_buffer_head (frame, sizeof (frame), &info);
+    memset (frame + n, i, info.payload_size);
+    g_byte_array_append (stream, frame, n + info.payload_size);
+    n = mtcp_write_eos (frame, sizeof (frame), i);
+    g_byte_array_append (stream, frame, n);
+  }
+  /* an unknown type is returned whole, so the caller can skip it */
+  mtcp_write_header (frame, 0x7f, 0, 3);
+  memcpy (frame + 8, "xyz", 3);
+  g_byte_array_append (stream, frame, 11);
+
+  for (pass = 0; pass < 2; pass++) {
+    MtcpFrameReader *r = mtcp_frame_reader_new (MTCP_MAX_FRAME_DEFAULT);
+    fail_unless_equals_int (feed_in_chunks (r, stream->data, stream->len,
+            pass ? rand : NULL, &hdr), 101);
+    fail_unless_equals_int (hdr.type, 0x7f);
+    fail_unless_equals_int (mtcp_frame_reader_pending (r), 0);
+    mtcp_frame_reader_free (r);
+  }
+  g_rand_free (rand);
+  g_byte_array_unref (stream);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reader_huge_length_and_cut_frames)
+{
+  MtcpFrameReader *r = mtcp_frame_reader_new (1024);
+  MtcpFrameHeader hdr;
+  const guint8 *body;
+  gchar *err = NULL;
+  gsize space;
+  guint8 *dst;
+
+  /* half a frame stays NEED_MORE */
+  dst = mtcp_frame_reader_space (r, &space);
+  mtcp_write_eos (dst, space, 1);
+  mtcp_frame_reader_commit (r, 10);
+  fail_unless_equals_int (mtcp_frame_reader_next (r, &hdr, &body, &err),
+      MTCP_PARSE_NEED_MORE);
+  mtcp_frame_reader_free (r);
+
+  /* a huge length is refused from its header alone, nothing allocated */
+  r = mtcp_frame_reader_new (1024);
+  dst = mtcp_frame_reader_space (r, &space);
+  mtcp_write_header (dst, MTCP_FRAME_BUFFER, 0, 0xfffffff0u);
+  mtcp_frame_reader_commit (r, 8);
+  dst = mtcp_frame_reader_space (r, &space);
+  fail_unless (space < 1024 * 1024);
+  fail_unless_equals_int (mtcp_frame_reader_next (r, &hdr, &body, &err),
+      MTCP_PARSE_ERROR);
+  fail_unless (err != NULL);
+  g_free (err);
+  mtcp_frame_reader_free (r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_truncated_bodies_rejected)
+{
+  guint8 body[64] = { 0, };
+  gchar *err = NULL, *caps;
+  MtcpHello h;
+  MtcpWelcome w;
+  MtcpRefuse rf;
+  MtcpBufferInfo b;
+  const guint8 *p;
+  guint64 seq;
+  MtcpSkip s;
+  MtcpReport rep;
+  MtcpFeedback fb;
+
+#define REJECT(call) G_STMT_START { fail_if (call); g_free (err); err = NULL; } G_STMT_END
+  REJECT (mtcp_parse_hello (body, 23, &h, &err));
+  REJECT (mtcp_parse_welcome (body, 31, &w, &err));
+  REJECT (mtcp_parse_refuse (body, 1, &rf, &err));
+  REJECT (mtcp_parse_buffer (body, 39, &b, &p, &err));
+  REJECT (mtcp_parse_caps (body, 7, &seq, &caps, &err));
+  REJECT (mtcp_parse_eos (body, 7, &seq, &err));
+  REJECT (mtcp_parse_skip (body, 15, &s, &err));
+  REJECT (mtcp_parse_report (body, MTCP_REPORT_SIZE - 1, &rep, &err));
+  REJECT (mtcp_parse_feedback (body, MTCP_FEEDBACK_SIZE - 1, &fb, &err));
+  /* caps text with a NUL inside */
+  body[10] = 'a';
+  body[11] = 0;
+  body[12] = 'b';
+  REJECT (mtcp_parse_caps (body, 13, &seq, &caps, &err));
+#undef REJECT
+}
+
+GST_END_TEST;
+
+static Suite *
+protocol_suite (void)
+{
+  Suite *s = suite_create ("protocol");
+  TCase *tc = tcase_create ("codec");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_hello_layout);
+  tcase_add_test (tc, test_hello_wrong_magic_and_version);
+  tcase_add_test (tc, test_buffer_layout_and_roundtrip);
+  tcase_add_test (tc, test_control_frames_roundtrip);
+  tcase_add_test (tc, test_header_limits);
+  tcase_add_test (tc, test_reader_reassembles_any_chunking);
+  tcase_add_test (tc, test_reader_huge_length_and_cut_frames);
+  tcase_add_test (tc, test_truncated_bodies_rejected);
+  return s;
+}
+
+GST_CHECK_MAIN (protocol);

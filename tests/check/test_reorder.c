@@ -1,0 +1,583 @@
+#include <gst/check/gstcheck.h>
+
+#include "mtcpreorder.h"
+
+#define NONE GST_CLOCK_TIME_NONE
+#define WINDOW (1 << 20)
+
+/* GLib's library constructor allocates a quark block it later drops on
+ * purpose, before main. These ASan hooks (unused without ASan) suppress only
+ * leaks allocated from ld.so's init; the slow unwinder is needed to see
+ * that frame through GLib, which has no frame pointers. */
+const char *__asan_default_options (void);
+const char *__lsan_default_suppressions (void);
+
+const char *
+__asan_default_options (void)
+{
+  return "fast_unwind_on_malloc=0:print_suppressions=0";
+}
+
+const char *
+__lsan_default_suppressions (void)
+{
+  return "leak:_dl_init\n";
+}
+
+static guint free_count;
+
+static void
+count_free (gpointer item)
+{
+  free_count++;
+  g_free (item);
+}
+
+static gpointer
+make_item (guint64 seq)
+{
+  guint64 *item = g_new (guint64, 1);
+
+  *item = seq;
+  return item;
+}
+
+/* Push a fresh item, asserting the result; refused items are freed here. */
+static void
+push (MtcpReorder * reorder, guint64 seq, GstClockTime deadline,
+    GstClockTime now, MtcpReorderPushResult expected)
+{
+  gpointer item = make_item (seq);
+  MtcpReorderPushResult res;
+
+  res = mtcp_reorder_push (reorder, seq, deadline, now, 10, item);
+  fail_unless_equals_int (res, expected);
+  if (res != MTCP_REORDER_ACCEPTED)
+    g_free (item);
+}
+
+/* Pop one item, asserting its seq and discont flag. */
+static void
+expect_pop (MtcpReorder * reorder, GstClockTime now, guint64 expected_seq,
+    gboolean expected_discont)
+{
+  guint64 seq = G_MAXUINT64;
+  gboolean discont = !expected_discont;
+  GstClockTime wake_at = 0;
+  guint64 *item;
+
+  item = mtcp_reorder_pop (reorder, now, &seq, &discont, &wake_at);
+  fail_unless (item != NULL, "expected seq %" G_GUINT64_FORMAT, expected_seq);
+  fail_unless_equals_uint64 (seq, expected_seq);
+  fail_unless_equals_uint64 (*item, expected_seq);
+  fail_unless_equals_int (discont, expected_discont);
+  g_free (item);
+}
+
+/* Assert nothing can be released at @now and the reported wake time. */
+static void
+expect_none (MtcpReorder * reorder, GstClockTime now, GstClockTime expected_wake)
+{
+  guint64 seq = 0;
+  gboolean discont = TRUE;
+  GstClockTime wake_at = 0;
+
+  fail_unless (mtcp_reorder_pop (reorder, now, &seq, &discont,
+          &wake_at) == NULL);
+  fail_unless_equals_uint64 (wake_at, expected_wake);
+}
+
+static MtcpReorderStats
+get_stats (MtcpReorder * reorder)
+{
+  MtcpReorderStats stats;
+
+  mtcp_reorder_get_stats (reorder, &stats);
+  return stats;
+}
+
+GST_START_TEST (test_in_order)
+{
+  MtcpReorder *reorder = mtcp_reorder_new (WINDOW, g_free);
+  MtcpReorderStats stats;
+  guint64 i;
+
+  fail_unless_equals_uint64 (mtcp_reorder_highest_in_order (reorder),
+      G_MAXUINT64);
+  fail_unless_equals_uint64 (mtcp_reorder_first_deadline (reorder), NONE);
+  expect_none (reorder, 0, NONE);
+
+  for (i = 0; i < 5; i++) {
+    push (reorder, i, 1000 + i, 0, MTCP_REORDER_ACCEPTED);
+    fail_unless_equals_uint64 (mtcp_reorder_highest_in_order (reorder), i);
+    expect_pop (reorder, 0, i, FALSE);
+    fail_unless_equals_uint64 (mtcp_reorder_highest_in_order (reorder), i);
+  }
+  expect_none (reorder, 0, NONE);
+
+  stats = get_stats (reorder);
+  fail_unless_equals_uint64 (stats.released, 5);
+  fail_unless_equals_uint64 (stats.next_seq, 5);
+  fail_unless_equals_uint64 (stats.depth, 0);
+  fail_unless_equals_uint64 (stats.bytes, 0);
+  fail_unless_equals_uint64 (stats.skipped, 0);
+  fail_unless_equals_uint64 (stats.late, 0);
+  mtcp_reorder_free (reorder);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_out_of_order)
+{
+  MtcpReorder *reorder = mtcp_reorder_new (WINDOW, g_free);
+
+  push (reorder, 3, 100, 0, MTCP_REORDER_ACCEPTED);
+  fail_unless_equals_uint64 (mtcp_reorder_highest_in_order (reorder),
+      G_MAXUINT64);
+  fail_unless_equals_uint64 (mtcp_reorder_first_deadline (reorder), 100);
+  expect_none (reorder, 0, 100);
+
+  push (reorder, 1, 80, 0, MTCP_REORDER_ACCEPTED);
+  fail_unless_equals_uint64 (mtcp_reorder_first_deadline (reorder), 80);
+  expect_none (reorder, 0, 80);
+
+  push (reorder, 0, 70, 0, MTCP_REORDER_ACCEPTED);
+  fail_unless_equals_uint64 (mtcp_reorder_highest_in_order (reorder), 1);
+  push (reorder, 2, 90, 0, MTCP_REORDER_ACCEPTED);
+  fail_unless_equals_uint64 (mtcp_reorder_highest_in_order (reorder), 3);
+  fail_unless_equals_uint64 (mtcp_reorder_first_deadline (reorder), 70);
+
+  expect_pop (reorder, 0, 0, FALSE);
+  expect_pop (reorder, 0, 1, FALSE);
+  expect_pop (reorder, 0, 2, FALSE);
+  expect_pop (reorder, 0, 3, FALSE);
+  expect_none (reorder, 0, NONE);
+  fail_unless_equals_uint64 (get_stats (reorder).skipped, 0);
+  fail_unless_equals_uint64 (get_stats (reorder).released, 4);
+  mtcp_reorder_free (reorder);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_duplicate)
+{
+  MtcpReorder *reorder = mtcp_reorder_new (WINDOW, g_free);
+  MtcpReorderStats stats;
+
+  push (reorder, 0, 100, 0, MTCP_REORDER_ACCEPTED);
+  push (reorder, 2, 100, 0, MTCP_REORDER_ACCEPTED);
+  push (reorder, 0, 100, 0, MTCP_REORDER_DUPLICATE);
+  push (reorder, 2, 100, 0, MTCP_REORDER_DUPLICATE);
+
+  stats = get_stats (reorder);
+  fail_unless_equals_uint64 (stats.duplicates, 2);
+  fail_unless_equals_uint64 (stats.depth, 2);
+  fail_unless_equals_uint64 (stats.bytes, 20);
+  mtcp_reorder_free (reorder);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_late_after_release)
+{
+  MtcpReorder *reorder = mtcp_reorder_new (WINDOW, g_free);
+
+  push (reorder, 0, 100, 0, MTCP_REORDER_ACCEPTED);
+  expect_pop (reorder, 0, 0, FALSE);
+  push (reorder, 0, 100, 0, MTCP_REORDER_LATE);
+  fail_unless_equals_uint64 (get_stats (reorder).late, 1);
+  fail_unless_equals_uint64 (get_stats (reorder).duplicates, 0);
+  fail_unless_equals_uint64 (get_stats (reorder).depth, 0);
+  mtcp_reorder_free (reorder);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_late_after_deadline)
+{
+  MtcpReorder *reorder = mtcp_reorder_new (WINDOW, g_free);
+
+  /* now == deadline is still in time, now > deadline is late */
+  push (reorder, 0, 100, 100, MTCP_REORDER_ACCEPTED);
+  push (reorder, 1, 100, 101, MTCP_REORDER_LATE);
+  fail_unless_equals_uint64 (get_stats (reorder).late, 1);
+  fail_unless_equals_uint64 (get_stats (reorder).depth, 1);
+  /* a NONE deadline is never late */
+  push (reorder, 1, NONE, 5000, MTCP_REORDER_ACCEPTED);
+  expect_pop (reorder, 5000, 0, FALSE);
+  expect_pop (reorder, 5000, 1, FALSE);
+  mtcp_reorder_free (reorder);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_gap_deadline)
+{
+  MtcpReorder *reorder = mtcp_reorder_new (WINDOW, g_free);
+  MtcpReorderStats stats;
+
+  push (reorder, 0, 100, 0, MTCP_REORDER_ACCEPTED);
+  expect_pop (reorder, 0, 0, FALSE);
+
+  /* 1..3 missing; 4 and 5 held */
+  push (reorder, 5, 300, 10, MTCP_REORDER_ACCEPTED);
+  push (reorder, 4, 200, 10, MTCP_REORDER_ACCEPTED);
+  fail_unless_equals_uint64 (mtcp_reorder_highest_in_order (reorder), 0);
+  expect_none (reorder, 50, 200);
+  expect_none (reorder, 199, 200);
+  fail_unless_equals_uint64 (get_stats (reorder).skipped, 0);
+
+  /* the deadline of 4 expires: give up on 1..3 */
+  expect_pop (reorder, 200, 4, TRUE);
+  stats = get_stats (reorder);
+  fail_unless_equals_uint64 (stats.skipped, 3);
+  fail_unless_equals_uint64 (stats.next_seq, 5);
+  expect_pop (reorder, 200, 5, FALSE);
+  expect_none (reorder, 200, NONE);
+
+  /* a frame of the skipped gap arriving now is late */
+  push (reorder, 2, 1000, 210, MTCP_REORDER_LATE);
+  stats = get_stats (reorder);
+  fail_unless_equals_uint64 (stats.late, 1);
+  fail_unless_equals_uint64 (stats.released, 3);
+  fail_unless_equals_uint64 (stats.sender_skipped, 0);
+  mtcp_reorder_free (reorder);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_sender_skip)
+{
+  MtcpReorder *reorder = mtcp_reorder_new (WINDOW, g_free);
+  MtcpReorderStats stats;
+
+  push (reorder, 0, 100, 0, MTCP_REORDER_ACCEPTED);
+  expect_pop (reorder, 0, 0, FALSE);
+
+  push (reorder, 5, 1000, 0, MTCP_REORDER_ACCEPTED);
+  expect_none (reorder, 10, 1000);
+  /* the sender will never send 1..4: release 5 at once */
+  mtcp_reorder_skip_range (reorder, 1, 5);
+  expect_pop (reorder, 10, 5, TRUE);
+  stats = get_stats (reorder);
+  fail_unless_equals_uint64 (stats.sender_skipped, 4);
+  fail_unless_equals_uint64 (stats.skipped, 0);
+  push (reorder, 3, 1000, 20, MTCP_REORDER_LATE);
+
+  /* a skipped range with a resent frame inside: the frame is released */
+  push (reorder, 8, 1000, 20, MTCP_REORDER_ACCEPTED);
+  mtcp_reorder_skip_range (reorder, 6, 12);
+  push (reorder, 10, 1000, 20, MTCP_REORDER_ACCEPTED);
+  expect_pop (reorder, 20, 8, TRUE);
+  expect_pop (reorder, 20, 10, TRUE);
+  /* nothing held: the rest of the range is passed, discont stays pending */
+  expect_none (reorder, 20, NONE);
+  stats = get_stats (reorder);
+  fail_unless_equals_uint64 (stats.sender_skipped, 4 + 2 + 1 + 1);
+  fail_unless_equals_uint64 (stats.next_seq, 12);
+  push (reorder, 12, 1000, 20, MTCP_REORDER_ACCEPTED);
+  expect_pop (reorder, 20, 12, TRUE);
+  push (reorder, 13, 1000, 20, MTCP_REORDER_ACCEPTED);
+  expect_pop (reorder, 20, 13, FALSE);
+
+  /* a range entirely of already-held items releases them without discont */
+  push (reorder, 14, 1000, 20, MTCP_REORDER_ACCEPTED);
+  push (reorder, 15, 1000, 20, MTCP_REORDER_ACCEPTED);
+  mtcp_reorder_skip_range (reorder, 14, 16);
+  expect_pop (reorder, 20, 14, FALSE);
+  expect_pop (reorder, 20, 15, FALSE);
+  /* a range wholly in the past changes nothing */
+  mtcp_reorder_skip_range (reorder, 0, 10);
+  push (reorder, 16, 1000, 20, MTCP_REORDER_ACCEPTED);
+  expect_pop (reorder, 20, 16, FALSE);
+  stats = get_stats (reorder);
+  fail_unless_equals_uint64 (stats.sender_skipped, 8);
+  fail_unless_equals_uint64 (stats.skipped, 0);
+  mtcp_reorder_free (reorder);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_sender_skip_ranges)
+{
+  MtcpReorder *reorder = mtcp_reorder_new (WINDOW, g_free);
+  MtcpReorderStats stats;
+
+  /* ranges arriving before the data, out of order and overlapping */
+  mtcp_reorder_skip_range (reorder, 20, 25);
+  mtcp_reorder_skip_range (reorder, 3, 6);
+  mtcp_reorder_skip_range (reorder, 5, 9);
+  mtcp_reorder_skip_range (reorder, 9, 10);
+  mtcp_reorder_skip_range (reorder, 22, 30);
+  mtcp_reorder_skip_range (reorder, 4, 5);
+
+  push (reorder, 0, 100, 0, MTCP_REORDER_ACCEPTED);
+  push (reorder, 1, 100, 0, MTCP_REORDER_ACCEPTED);
+  push (reorder, 2, 100, 0, MTCP_REORDER_ACCEPTED);
+  push (reorder, 10, 100, 0, MTCP_REORDER_ACCEPTED);
+  push (reorder, 12, 100, 0, MTCP_REORDER_ACCEPTED);
+  push (reorder, 30, NONE, 0, MTCP_REORDER_ACCEPTED);
+
+  expect_pop (reorder, 0, 0, FALSE);
+  expect_pop (reorder, 0, 1, FALSE);
+  expect_pop (reorder, 0, 2, FALSE);
+  /* [3, 10) merged */
+  expect_pop (reorder, 0, 10, TRUE);
+  fail_unless_equals_uint64 (get_stats (reorder).sender_skipped, 7);
+  /* 11 is a real gap: waited for until 12's deadline */
+  expect_none (reorder, 50, 100);
+  expect_pop (reorder, 100, 12, TRUE);
+  fail_unless_equals_uint64 (get_stats (reorder).skipped, 1);
+  /* 13..19 missing, [20, 30) skipped, 30 has no deadline: wait */
+  expect_none (reorder, 1000, NONE);
+  /* the gap before the range is given up at the deadline of 19; the
+   * range part is counted as sender skipped */
+  push (reorder, 19, 500, 0, MTCP_REORDER_ACCEPTED);
+  expect_none (reorder, 499, 500);
+  expect_pop (reorder, 500, 19, TRUE);
+  expect_pop (reorder, 500, 30, TRUE);
+
+  stats = get_stats (reorder);
+  fail_unless_equals_uint64 (stats.skipped, 1 + 6);
+  fail_unless_equals_uint64 (stats.sender_skipped, 7 + 10);
+  fail_unless_equals_uint64 (stats.released, 7);
+  fail_unless_equals_uint64 (stats.depth, 0);
+  mtcp_reorder_free (reorder);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_deadline_skip_stops_at_range)
+{
+  MtcpReorder *reorder = mtcp_reorder_new (WINDOW, g_free);
+  MtcpReorderStats stats;
+
+  /* 0 missing, [1, 3) sender-skipped, 3 held with a deadline */
+  mtcp_reorder_skip_range (reorder, 1, 3);
+  push (reorder, 3, 100, 0, MTCP_REORDER_ACCEPTED);
+  expect_none (reorder, 99, 100);
+  expect_pop (reorder, 100, 3, TRUE);
+  stats = get_stats (reorder);
+  fail_unless_equals_uint64 (stats.skipped, 1);
+  fail_unless_equals_uint64 (stats.sender_skipped, 2);
+  mtcp_reorder_free (reorder);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_too_far)
+{
+  MtcpReorder *reorder = mtcp_reorder_new (64, g_free);
+
+  push (reorder, 63, 100, 0, MTCP_REORDER_ACCEPTED);
+  push (reorder, 64, 100, 0, MTCP_REORDER_TOO_FAR);
+  push (reorder, G_MAXUINT64, 100, 0, MTCP_REORDER_TOO_FAR);
+  push (reorder, 0, 100, 0, MTCP_REORDER_ACCEPTED);
+  expect_pop (reorder, 0, 0, FALSE);
+  /* the window slides with next_seq */
+  push (reorder, 64, 100, 0, MTCP_REORDER_ACCEPTED);
+  push (reorder, 65, 100, 0, MTCP_REORDER_TOO_FAR);
+  fail_unless_equals_uint64 (get_stats (reorder).depth, 2);
+  fail_unless_equals_uint64 (get_stats (reorder).late, 0);
+  mtcp_reorder_free (reorder);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_deadline_none_never_skips)
+{
+  MtcpReorder *reorder = mtcp_reorder_new (WINDOW, g_free);
+
+  push (reorder, 2, NONE, 0, MTCP_REORDER_ACCEPTED);
+  fail_unless_equals_uint64 (mtcp_reorder_first_deadline (reorder), NONE);
+  expect_none (reorder, 0, NONE);
+  expect_none (reorder, G_MAXINT64, NONE);
+  fail_unless_equals_uint64 (get_stats (reorder).skipped, 0);
+
+  push (reorder, 0, 10, 0, MTCP_REORDER_ACCEPTED);
+  expect_pop (reorder, 1000, 0, FALSE);
+  expect_none (reorder, G_MAXINT64, NONE);
+  push (reorder, 1, 2000, 1000, MTCP_REORDER_ACCEPTED);
+  expect_pop (reorder, 1000, 1, FALSE);
+  expect_pop (reorder, 1000, 2, FALSE);
+  mtcp_reorder_free (reorder);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reset)
+{
+  MtcpReorder *reorder = mtcp_reorder_new (WINDOW, count_free);
+  MtcpReorderStats stats;
+
+  free_count = 0;
+  push (reorder, 0, 100, 0, MTCP_REORDER_ACCEPTED);
+  expect_pop (reorder, 0, 0, FALSE);
+  push (reorder, 0, 100, 0, MTCP_REORDER_LATE);
+  push (reorder, 2, 100, 0, MTCP_REORDER_ACCEPTED);
+  push (reorder, 3, 100, 0, MTCP_REORDER_ACCEPTED);
+  push (reorder, 100, 100, 0, MTCP_REORDER_ACCEPTED);
+  mtcp_reorder_skip_range (reorder, 200, 300);
+  fail_unless_equals_int (free_count, 0);
+
+  mtcp_reorder_reset (reorder, 1000);
+  fail_unless_equals_int (free_count, 3);
+  stats = get_stats (reorder);
+  fail_unless_equals_uint64 (stats.depth, 0);
+  fail_unless_equals_uint64 (stats.bytes, 0);
+  fail_unless_equals_uint64 (stats.next_seq, 1000);
+  fail_unless_equals_uint64 (stats.released, 1);
+  fail_unless_equals_uint64 (stats.late, 1);
+  fail_unless_equals_uint64 (mtcp_reorder_highest_in_order (reorder), 999);
+  fail_unless_equals_uint64 (mtcp_reorder_first_deadline (reorder), NONE);
+  expect_none (reorder, 0, NONE);
+
+  push (reorder, 999, 100, 0, MTCP_REORDER_LATE);
+  push (reorder, 1000, 100, 0, MTCP_REORDER_ACCEPTED);
+  expect_pop (reorder, 0, 1000, FALSE);
+
+  /* reset back to 0: nothing arrived yet */
+  push (reorder, 1001, 100, 0, MTCP_REORDER_ACCEPTED);
+  mtcp_reorder_reset (reorder, 0);
+  fail_unless_equals_int (free_count, 4);
+  fail_unless_equals_uint64 (mtcp_reorder_highest_in_order (reorder),
+      G_MAXUINT64);
+
+  /* free releases what is still held */
+  push (reorder, 0, 100, 0, MTCP_REORDER_ACCEPTED);
+  push (reorder, 5, 100, 0, MTCP_REORDER_ACCEPTED);
+  mtcp_reorder_free (reorder);
+  fail_unless_equals_int (free_count, 6);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_stats_depth_bytes)
+{
+  MtcpReorder *reorder = mtcp_reorder_new (WINDOW, g_free);
+  MtcpReorderStats stats;
+  guint64 i, seq;
+  gboolean discont;
+  GstClockTime wake_at;
+  gpointer item;
+
+  for (i = 0; i < 4; i++) {
+    /* seqs 3, 2, 1, 0 of sizes 103, 102, 101, 100 */
+    fail_unless_equals_int (mtcp_reorder_push (reorder, 3 - i, 100, 0,
+            103 - i, make_item (3 - i)), MTCP_REORDER_ACCEPTED);
+    stats = get_stats (reorder);
+    fail_unless_equals_uint64 (stats.depth, i + 1);
+  }
+  fail_unless_equals_uint64 (get_stats (reorder).bytes, 406);
+
+  item = mtcp_reorder_pop (reorder, 0, &seq, &discont, &wake_at);
+  g_free (item);
+  stats = get_stats (reorder);
+  fail_unless_equals_uint64 (stats.depth, 3);
+  fail_unless_equals_uint64 (stats.bytes, 306);
+
+  item = mtcp_reorder_pop (reorder, 0, &seq, &discont, &wake_at);
+  g_free (item);
+  stats = get_stats (reorder);
+  fail_unless_equals_uint64 (stats.depth, 2);
+  fail_unless_equals_uint64 (stats.bytes, 205);
+  fail_unless_equals_uint64 (stats.released, 2);
+
+  mtcp_reorder_free (reorder);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_random_window)
+{
+  const guint n = 10000, win = 64;
+  /* the window is exactly the reorder distance: TOO_FAR must never happen */
+  MtcpReorder *reorder = mtcp_reorder_new (win, g_free);
+  GRand *rand = g_rand_new_with_seed (4242);
+  guint64 *order = g_new (guint64, n);
+  guint64 cand[64];
+  guint n_cand = 0, added = 0;
+  guint64 expected = 0, max_depth = 0;
+  guint i, k;
+  MtcpReorderStats stats;
+
+  /* a random permutation where each seq is drawn among the unpushed ones
+   * in [lowest unpushed, lowest unpushed + win) */
+  for (i = 0; i < n; i++) {
+    guint64 low = G_MAXUINT64;
+
+    for (k = 0; k < n_cand; k++)
+      low = MIN (low, cand[k]);
+    if (n_cand == 0)
+      low = added;
+    while (added < n && added < low + win)
+      cand[n_cand++] = added++;
+    k = g_rand_int_range (rand, 0, n_cand);
+    order[i] = cand[k];
+    cand[k] = cand[--n_cand];
+  }
+
+  for (i = 0; i < n; i++) {
+    guint64 seq;
+    gboolean discont;
+    GstClockTime wake_at;
+    guint64 *item;
+
+    push (reorder, order[i], 1000000 + order[i], i, MTCP_REORDER_ACCEPTED);
+    max_depth = MAX (max_depth, get_stats (reorder).depth);
+    while ((item = mtcp_reorder_pop (reorder, i, &seq, &discont, &wake_at))) {
+      fail_unless_equals_uint64 (seq, expected);
+      fail_unless_equals_uint64 (*item, expected);
+      fail_if (discont);
+      g_free (item);
+      expected++;
+    }
+    if (get_stats (reorder).depth > 0)
+      fail_unless_equals_uint64 (wake_at, mtcp_reorder_first_deadline
+          (reorder));
+    fail_unless_equals_uint64 (mtcp_reorder_highest_in_order (reorder),
+        expected - 1);
+  }
+
+  fail_unless_equals_uint64 (expected, n);
+  stats = get_stats (reorder);
+  fail_unless_equals_uint64 (stats.released, n);
+  fail_unless_equals_uint64 (stats.depth, 0);
+  fail_unless_equals_uint64 (stats.bytes, 0);
+  fail_unless_equals_uint64 (stats.skipped, 0);
+  fail_unless_equals_uint64 (stats.late, 0);
+  fail_unless_equals_uint64 (stats.duplicates, 0);
+  fail_unless (max_depth > 1 && max_depth <= win);
+
+  g_free (order);
+  g_rand_free (rand);
+  mtcp_reorder_free (reorder);
+}
+
+GST_END_TEST;
+
+static Suite *
+reorder_suite (void)
+{
+  Suite *s = suite_create ("reorder");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_in_order);
+  tcase_add_test (tc, test_out_of_order);
+  tcase_add_test (tc, test_duplicate);
+  tcase_add_test (tc, test_late_after_release);
+  tcase_add_test (tc, test_late_after_deadline);
+  tcase_add_test (tc, test_gap_deadline);
+  tcase_add_test (tc, test_sender_skip);
+  tcase_add_test (tc, test_sender_skip_ranges);
+  tcase_add_test (tc, test_deadline_skip_stops_at_range);
+  tcase_add_test (tc, test_too_far);
+  tcase_add_test (tc, test_deadline_none_never_skips);
+  tcase_add_test (tc, test_reset);
+  tcase_add_test (tc, test_stats_depth_bytes);
+  tcase_add_test (tc, test_random_window);
+  return s;
+}
+
+GST_CHECK_MAIN (reorder);

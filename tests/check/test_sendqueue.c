@@ -1,0 +1,384 @@
+/* Unit tests of the shared send queue: cursors, joiners, skips, lanes. */
+#include <gst/check/gstcheck.h>
+
+#include "mtcpsendqueue.h"
+
+static MtcpSendQueueLimits no_limits = { 0, GST_CLOCK_TIME_NONE };
+
+static GstBuffer *
+make_buffer (guint8 tag, gsize size, gboolean delta, gboolean header)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, size, NULL);
+  gst_buffer_memset (buf, 0, tag, size);
+  if (delta)
+    GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DELTA_UNIT);
+  if (header)
+    GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_HEADER);
+  return buf;
+}
+
+/* push a buffer whose first byte is @tag, at @ms running time */
+static void
+push (MtcpSendQueue * q, guint8 tag, gboolean delta, guint ms)
+{
+  GstBuffer *buf = make_buffer (tag, 1000, delta, FALSE);
+  mtcp_send_queue_push_buffer (q, buf, ms * GST_MSECOND, ms * GST_MSECOND,
+      33 * GST_MSECOND);
+  gst_buffer_unref (buf);
+}
+
+static guint8
+payload_tag (MtcpOutFrame * f)
+{
+  guint8 tag = 0;
+  fail_unless (f->payload != NULL);
+  gst_buffer_extract (f->payload, 0, &tag, 1);
+  return tag;
+}
+
+static void
+expect_buffer (MtcpOutFrame * f, guint64 seq, guint8 tag)
+{
+  fail_unless (f != NULL, "expected buffer seq %" G_GUINT64_FORMAT, seq);
+  fail_unless_equals_int (f->type, MTCP_FRAME_BUFFER);
+  fail_unless_equals_uint64 (f->seq, seq);
+  fail_unless_equals_int (payload_tag (f), tag);
+  mtcp_out_frame_free (f);
+}
+
+static void
+expect_caps (MtcpOutFrame * f, guint64 seq)
+{
+  fail_unless (f != NULL);
+  fail_unless_equals_int (f->type, MTCP_FRAME_CAPS);
+  fail_unless_equals_uint64 (f->seq, seq);
+  mtcp_out_frame_free (f);
+}
+
+static void
+expect_skip (MtcpOutFrame * f, guint64 first, guint64 end)
+{
+  MtcpFrameHeader hdr;
+  MtcpSkip skip;
+  gchar *err = NULL;
+
+  fail_unless (f != NULL);
+  fail_unless_equals_int (f->type, MTCP_FRAME_SKIP);
+  fail_unless_equals_int (mtcp_parse_header (f->head, f->head_size,
+          MTCP_MAX_FRAME_DEFAULT, &hdr, &err), MTCP_PARSE_OK);
+  fail_unless (mtcp_parse_skip (f->head + MTCP_HEADER_SIZE, hdr.length, &skip,
+          &err));
+  fail_unless_equals_uint64 (skip.first_seq, first);
+  fail_unless_equals_uint64 (skip.end_seq, end);
+  mtcp_out_frame_free (f);
+}
+
+GST_START_TEST (test_early_session_gets_everything_in_order)
+{
+  MtcpSendQueue *q = mtcp_send_queue_new (&no_limits);
+  MtcpQueueSession *s = mtcp_send_queue_add_session (q);
+  GstCaps *caps = gst_caps_new_empty_simple ("video/x-h264");
+
+  fail_unless (mtcp_send_queue_take (q, s) == NULL);
+  mtcp_send_queue_push_caps (q, caps);
+  push (q, 1, FALSE, 0);
+  push (q, 2, TRUE, 33);
+  push (q, 3, TRUE, 66);
+
+  expect_caps (mtcp_send_queue_take (q, s), 0);
+  expect_buffer (mtcp_send_queue_take (q, s), 1, 1);
+  expect_buffer (mtcp_send_queue_take (q, s), 2, 2);
+  expect_buffer (mtcp_send_queue_take (q, s), 3, 3);
+  fail_unless (mtcp_send_queue_take (q, s) == NULL);
+  fail_unless (mtcp_send_queue_drained (q));
+
+  gst_caps_unref (caps);
+  mtcp_send_queue_free (q);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_deltas_before_first_keyframe_are_skipped)
+{
+  MtcpSendQueue *q = mtcp_send_queue_new (&no_limits);
+  MtcpQueueSession *s = mtcp_send_queue_add_session (q);
+
+  push (q, 1, TRUE, 0);
+  push (q, 2, TRUE, 33);
+  push (q, 3, FALSE, 66);
+  push (q, 4, TRUE, 99);
+
+  /* the receiver learns that seq 0 and 1 never come */
+  expect_skip (mtcp_send_queue_take (q, s), 0, 2);
+  expect_buffer (mtcp_send_queue_take (q, s), 2, 3);
+  expect_buffer (mtcp_send_queue_take (q, s), 3, 4);
+  fail_unless (mtcp_send_queue_take (q, s) == NULL);
+  mtcp_send_queue_free (q);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_late_joiner_starts_at_latest_keyframe_after_caps)
+{
+  MtcpSendQueue *q = mtcp_send_queue_new (&no_limits);
+  MtcpQueueSession *s;
+  GstCaps *caps = gst_caps_new_empty_simple ("video/x-h264");
+  MtcpQueueSessionStats st;
+
+  mtcp_send_queue_push_caps (q, caps);
+  push (q, 1, FALSE, 0);
+  push (q, 2, TRUE, 33);
+  push (q, 3, FALSE, 66);
+  push (q, 4, TRUE, 99);
+
+  s = mtcp_send_queue_add_session (q);
+  expect_caps (mtcp_send_queue_take (q, s), 0);
+  expect_buffer (mtcp_send_queue_take (q, s), 1, 3);
+  expect_buffer (mtcp_send_queue_take (q, s), 2, 4);
+  fail_unless (mtcp_send_queue_take (q, s) == NULL);
+  mtcp_send_queue_session_stats (q, s, &st);
+  fail_unless_equals_uint64 (st.buffers_sent, 2);
+  fail_unless_equals_uint64 (st.buffers_dropped, 0);
+
+  gst_caps_unref (caps);
+  mtcp_send_queue_free (q);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_joiner_gets_streamheader_from_caps)
+{
+  MtcpSendQueue *q = mtcp_send_queue_new (&no_limits);
+  MtcpQueueSession *s;
+  GstCaps *caps = gst_caps_new_empty_simple ("video/x-matroska");
+  GValue array = G_VALUE_INIT, v = G_VALUE_INIT;
+  GstBuffer *hdr = make_buffer (0xAA, 50, FALSE, TRUE);
+  MtcpOutFrame *f;
+
+  g_value_init (&array, GST_TYPE_ARRAY);
+  g_value_init (&v, GST_TYPE_BUFFER);
+  gst_value_set_buffer (&v, hdr);
+  gst_value_array_append_value (&array, &v);
+  g_value_unset (&v);
+  gst_structure_take_value (gst_caps_get_structure (caps, 0), "streamheader",
+      &array);
+
+  mtcp_send_queue_push_caps (q, caps);
+  mtcp_send_queue_push_buffer (q, hdr, GST_CLOCK_TIME_NONE,
+      GST_CLOCK_TIME_NONE, GST_CLOCK_TIME_NONE);
+  push (q, 1, FALSE, 0);
+  push (q, 2, FALSE, 1000);
+
+  s = mtcp_send_queue_add_session (q);
+  expect_caps (mtcp_send_queue_take (q, s), 0);
+  f = mtcp_send_queue_take (q, s);
+  fail_unless_equals_int (f->type, MTCP_FRAME_BUFFER);
+  fail_unless_equals_int (payload_tag (f), 0xAA);
+  fail_unless_equals_uint64 (f->seq, 1);
+  mtcp_out_frame_free (f);
+  expect_buffer (mtcp_send_queue_take (q, s), 2, 2);
+  fail_unless (mtcp_send_queue_take (q, s) == NULL);
+
+  gst_buffer_unref (hdr);
+  gst_caps_unref (caps);
+  mtcp_send_queue_free (q);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_joiner_gets_inband_headers)
+{
+  MtcpSendQueue *q = mtcp_send_queue_new (&no_limits);
+  MtcpQueueSession *s;
+  GstCaps *caps = gst_caps_new_empty_simple ("video/mpegts");
+  GstBuffer *hdr = make_buffer (0xBB, 20, FALSE, TRUE);
+
+  mtcp_send_queue_push_caps (q, caps);
+  mtcp_send_queue_push_buffer (q, hdr, GST_CLOCK_TIME_NONE,
+      GST_CLOCK_TIME_NONE, GST_CLOCK_TIME_NONE);
+  push (q, 1, FALSE, 0);
+  push (q, 2, TRUE, 33);
+  push (q, 3, FALSE, 66);
+
+  s = mtcp_send_queue_add_session (q);
+  expect_caps (mtcp_send_queue_take (q, s), 0);
+  expect_buffer (mtcp_send_queue_take (q, s), 1, 0xBB);
+  expect_buffer (mtcp_send_queue_take (q, s), 2, 3);
+
+  gst_buffer_unref (hdr);
+  gst_caps_unref (caps);
+  mtcp_send_queue_free (q);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_stalled_session_skips_to_keyframe_and_memory_stays_bounded)
+{
+  MtcpSendQueueLimits limits = { 20 * 1000, GST_CLOCK_TIME_NONE };
+  MtcpSendQueue *q = mtcp_send_queue_new (&limits);
+  MtcpQueueSession *stalled = mtcp_send_queue_add_session (q);
+  GstCaps *caps = gst_caps_new_empty_simple ("video/x-h264");
+  MtcpQueueSessionStats st;
+  guint i;
+  guint64 max_bytes = 0;
+  MtcpOutFrame *f;
+
+  mtcp_send_queue_push_caps (q, caps);
+  /* 1000 buffers of 1000 bytes, a keyframe every 10: the session never reads */
+  for (i = 0; i < 1000; i++) {
+    push (q, i % 256, i % 10 != 0, i * 33);
+    mtcp_send_queue_enforce_limits (q);
+    max_bytes = MAX (max_bytes, mtcp_send_queue_get_bytes (q));
+  }
+  /* bound plus one GOP */
+  fail_unless (max_bytes <= 20 * 1000 + 10 * 1000,
+      "queue held %" G_GUINT64_FORMAT " bytes", max_bytes);
+  mtcp_send_queue_session_stats (q, stalled, &st);
+  fail_unless (st.skips > 0);
+  fail_unless (st.buffers_dropped > 900);
+  fail_unless (st.backlog_bytes <= 20 * 1000);
+
+  /* what it gets now: caps, a SKIP for what it lost, then a keyframe */
+  expect_caps (mtcp_send_queue_take (q, stalled), 0);
+  f = mtcp_send_queue_take (q, stalled);
+  fail_unless_equals_int (f->type, MTCP_FRAME_SKIP);
+  mtcp_out_frame_free (f);
+  /* all skips are announced before the first buffer, which is a keyframe */
+  while ((f = mtcp_send_queue_take (q, stalled)) &&
+      f->type == MTCP_FRAME_SKIP)
+    mtcp_out_frame_free (f);
+  fail_unless (f != NULL);
+  fail_unless_equals_int (f->type, MTCP_FRAME_BUFFER);
+  fail_if (GST_BUFFER_FLAG_IS_SET (f->payload, GST_BUFFER_FLAG_DELTA_UNIT));
+  mtcp_out_frame_free (f);
+
+  gst_caps_unref (caps);
+  mtcp_send_queue_free (q);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_caps_change_inside_skipped_range_still_arrives)
+{
+  MtcpSendQueueLimits limits = { 3 * 1000, GST_CLOCK_TIME_NONE };
+  MtcpSendQueue *q = mtcp_send_queue_new (&limits);
+  MtcpQueueSession *s = mtcp_send_queue_add_session (q);
+  GstCaps *c1 = gst_caps_new_simple ("video/x-h264", "width", G_TYPE_INT, 1,
+      NULL);
+  GstCaps *c2 = gst_caps_new_simple ("video/x-h264", "width", G_TYPE_INT, 2,
+      NULL);
+
+  mtcp_send_queue_push_caps (q, c1);    /* seq 0 */
+  push (q, 1, FALSE, 0);        /* 1 */
+  push (q, 2, TRUE, 33);        /* 2 */
+  mtcp_send_queue_push_caps (q, c2);    /* 3 */
+  push (q, 3, TRUE, 66);        /* 4 */
+  push (q, 4, FALSE, 99);       /* 5: keyframe */
+  push (q, 5, TRUE, 133);       /* 6 */
+  push (q, 6, TRUE, 166);       /* 7 */
+  fail_unless_equals_int (mtcp_send_queue_enforce_limits (q), 1);
+
+  expect_caps (mtcp_send_queue_take (q, s), 0);
+  expect_skip (mtcp_send_queue_take (q, s), 1, 3);
+  expect_caps (mtcp_send_queue_take (q, s), 3);
+  expect_skip (mtcp_send_queue_take (q, s), 4, 5);
+  expect_buffer (mtcp_send_queue_take (q, s), 5, 4);
+  expect_buffer (mtcp_send_queue_take (q, s), 6, 5);
+
+  gst_caps_unref (c1);
+  gst_caps_unref (c2);
+  mtcp_send_queue_free (q);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_static_lanes_take_seq_mod_n)
+{
+  MtcpSendQueue *q = mtcp_send_queue_new (&no_limits);
+  MtcpQueueSession *s = mtcp_send_queue_add_session (q);
+  guint i;
+
+  for (i = 0; i < 9; i++)
+    push (q, 10 + i, i != 0, i * 33);
+
+  expect_buffer (mtcp_send_queue_take_lane (q, s, 1, 3), 1, 11);
+  expect_buffer (mtcp_send_queue_take_lane (q, s, 1, 3), 4, 14);
+  expect_buffer (mtcp_send_queue_take_lane (q, s, 2, 3), 2, 12);
+  expect_buffer (mtcp_send_queue_take_lane (q, s, 0, 3), 0, 10);
+  expect_buffer (mtcp_send_queue_take_lane (q, s, 1, 3), 7, 17);
+  /* lane 1 has nothing more until seq 10 arrives */
+  fail_unless (mtcp_send_queue_take_lane (q, s, 1, 3) == NULL);
+  expect_buffer (mtcp_send_queue_take_lane (q, s, 0, 3), 3, 13);
+  expect_buffer (mtcp_send_queue_take_lane (q, s, 0, 3), 6, 16);
+  expect_buffer (mtcp_send_queue_take_lane (q, s, 2, 3), 5, 15);
+  expect_buffer (mtcp_send_queue_take_lane (q, s, 2, 3), 8, 18);
+  fail_unless (mtcp_send_queue_take_lane (q, s, 0, 3) == NULL);
+  fail_unless (mtcp_send_queue_drained (q));
+  mtcp_send_queue_free (q);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_two_sessions_have_own_cursors)
+{
+  MtcpSendQueue *q = mtcp_send_queue_new (&no_limits);
+  MtcpQueueSession *a = mtcp_send_queue_add_session (q);
+  MtcpQueueSession *b = mtcp_send_queue_add_session (q);
+
+  push (q, 1, FALSE, 0);
+  push (q, 2, TRUE, 33);
+  expect_buffer (mtcp_send_queue_take (q, a), 0, 1);
+  expect_buffer (mtcp_send_queue_take (q, a), 1, 2);
+  fail_unless (!mtcp_send_queue_drained (q));
+  expect_buffer (mtcp_send_queue_take (q, b), 0, 1);
+  expect_buffer (mtcp_send_queue_take (q, b), 1, 2);
+  fail_unless (mtcp_send_queue_drained (q));
+  mtcp_send_queue_remove_session (q, a);
+  push (q, 3, TRUE, 66);
+  expect_buffer (mtcp_send_queue_take (q, b), 2, 3);
+  mtcp_send_queue_free (q);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_over_limits_for_non_live)
+{
+  MtcpSendQueueLimits limits = { 5 * 1000, GST_CLOCK_TIME_NONE };
+  MtcpSendQueue *q = mtcp_send_queue_new (&limits);
+  MtcpQueueSession *s = mtcp_send_queue_add_session (q);
+  guint i;
+
+  for (i = 0; i < 5; i++)
+    push (q, i, i != 0, i);
+  fail_if (mtcp_send_queue_over_limits (q));
+  push (q, 5, TRUE, 5);
+  fail_unless (mtcp_send_queue_over_limits (q));
+  mtcp_out_frame_free (mtcp_send_queue_take (q, s));
+  fail_if (mtcp_send_queue_over_limits (q));
+  mtcp_send_queue_free (q);
+}
+
+GST_END_TEST;
+
+static Suite *
+sendqueue_suite (void)
+{
+  Suite *s = suite_create ("sendqueue");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_early_session_gets_everything_in_order);
+  tcase_add_test (tc, test_deltas_before_first_keyframe_are_skipped);
+  tcase_add_test (tc, test_late_joiner_starts_at_latest_keyframe_after_caps);
+  tcase_add_test (tc, test_joiner_gets_streamheader_from_caps);
+  tcase_add_test (tc, test_joiner_gets_inband_headers);
+  tcase_add_test (tc,
+      test_stalled_session_skips_to_keyframe_and_memory_stays_bounded);
+  tcase_add_test (tc, test_caps_change_inside_skipped_range_still_arrives);
+  tcase_add_test (tc, test_static_lanes_take_seq_mod_n);
+  tcase_add_test (tc, test_two_sessions_have_own_cursors);
+  tcase_add_test (tc, test_over_limits_for_non_live);
+  return s;
+}
+
+GST_CHECK_MAIN (sendqueue);

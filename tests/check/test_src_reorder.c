@@ -1,0 +1,346 @@
+/* multitcpsrc against a hand-driven sink: frames out of order across
+ * connections, a gap past its deadline, a late frame, a sender skip, a
+ * connection that closes mid-session, EOS. */
+#include <gst/check/gstcheck.h>
+#include <gio/gio.h>
+#include <gst/app/gstappsink.h>
+#include <string.h>
+
+#include "mtcpprotocol.h"
+
+#define LATENCY_MS 300
+
+typedef struct {
+  GSocket *listener;
+  guint port;
+  guint8 session_id[MTCP_SESSION_ID_SIZE];
+} FakeSink;
+
+static void
+send_bytes (GSocket * sock, const guint8 * data, gsize size)
+{
+  gsize done = 0;
+  while (done < size) {
+    gssize n = g_socket_send (sock, (const gchar *) data + done, size - done,
+        NULL, NULL);
+    fail_unless (n > 0);
+    done += n;
+  }
+}
+
+static void
+read_exact (GSocket * sock, guint8 * data, gsize size)
+{
+  gsize done = 0;
+  while (done < size) {
+    gssize n = g_socket_receive (sock, (gchar *) data + done, size - done,
+        NULL, NULL);
+    fail_unless (n > 0);
+    done += n;
+  }
+}
+
+/* Accepts one connection, checks its HELLO, answers WELCOME. */
+static GSocket *
+fake_accept (FakeSink * fs, gboolean expect_join)
+{
+  GSocket *sock = g_socket_accept (fs->listener, NULL, NULL);
+  guint8 buf[MTCP_HELLO_FRAME_SIZE];
+  MtcpFrameHeader hdr;
+  MtcpHello hello;
+  MtcpWelcome welcome;
+  guint8 out[64];
+  gchar *err = NULL;
+  gsize n;
+
+  fail_unless (sock != NULL);
+  g_socket_set_timeout (sock, 10);
+  read_exact (sock, buf, MTCP_HEADER_SIZE);
+  fail_unless_equals_int (mtcp_parse_header (buf, MTCP_HEADER_SIZE,
+          MTCP_MAX_FRAME_DEFAULT, &hdr, &err), MTCP_PARSE_OK);
+  fail_unless_equals_int (hdr.type, MTCP_FRAME_HELLO);
+  fail_unless (hdr.length <= sizeof (buf) - MTCP_HEADER_SIZE);
+  read_exact (sock, buf + MTCP_HEADER_SIZE, hdr.length);
+  fail_unless (mtcp_parse_hello (buf + MTCP_HEADER_SIZE, hdr.length, &hello,
+          &err));
+  fail_unless_equals_int (! !(hello.flags & MTCP_HELLO_FLAG_JOIN),
+      expect_join);
+  if (expect_join)
+    fail_unless (memcmp (hello.session_id, fs->session_id,
+            MTCP_SESSION_ID_SIZE) == 0);
+
+  memcpy (welcome.session_id, fs->session_id, MTCP_SESSION_ID_SIZE);
+  welcome.connection_id = expect_join ? 1 : 0;
+  welcome.max_frame = MTCP_MAX_FRAME_DEFAULT;
+  n = mtcp_write_welcome (out, sizeof (out), &welcome);
+  fail_unless (n > 0);
+  send_bytes (sock, out, n);
+  return sock;
+}
+
+static gpointer
+accept_first (gpointer data)
+{
+  return fake_accept (data, FALSE);
+}
+
+static void
+send_caps (GSocket * sock, guint64 seq, const gchar * caps)
+{
+  guint8 out[512];
+  gsize n = mtcp_write_caps (out, sizeof (out), seq, caps);
+  fail_unless (n > 0);
+  send_bytes (sock, out, n);
+}
+
+static void
+send_buffer (GSocket * sock, guint64 seq, guint64 pts_ms)
+{
+  guint8 out[MTCP_BUFFER_HEAD_SIZE + 100];
+  MtcpBufferInfo info;
+  gsize n;
+
+  info.seq = seq;
+  info.pts = info.dts = pts_ms * GST_MSECOND;
+  info.duration = 33 * GST_MSECOND;
+  info.flags = MTCP_BUF_DELTA;
+  info.payload_size = 100;
+  n = mtcp_write_buffer_head (out, sizeof (out), &info);
+  fail_unless_equals_int (n, MTCP_BUFFER_HEAD_SIZE);
+  memset (out + n, (guint8) seq, 100);
+  send_bytes (sock, out, n + 100);
+}
+
+static void
+send_skip (GSocket * sock, guint64 first, guint64 end)
+{
+  guint8 out[MTCP_SKIP_FRAME_SIZE];
+  MtcpSkip skip = { first, end };
+  send_bytes (sock, out, mtcp_write_skip (out, sizeof (out), &skip));
+}
+
+static void
+send_eos (GSocket * sock, guint64 seq)
+{
+  guint8 out[MTCP_EOS_FRAME_SIZE];
+  send_bytes (sock, out, mtcp_write_eos (out, sizeof (out), seq));
+}
+
+static void
+send_unknown_frame (GSocket * sock)
+{
+  guint8 out[MTCP_HEADER_SIZE + 5] = { 0, };
+  mtcp_write_header (out, 0x7e, 0, 5);
+  send_bytes (sock, out, sizeof (out));
+}
+
+static GstBuffer *
+pull (GstElement * appsink, guint8 * tag)
+{
+  GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (appsink),
+      10 * GST_SECOND);
+  GstBuffer *buf;
+
+  fail_unless (sample != NULL);
+  buf = gst_buffer_ref (gst_sample_get_buffer (sample));
+  gst_sample_unref (sample);
+  gst_buffer_extract (buf, 0, tag, 1);
+  return buf;
+}
+
+static guint64
+stat (GstElement * src, const gchar * name)
+{
+  GstStructure *s;
+  guint64 v = 0;
+  g_object_get (src, "stats", &s, NULL);
+  fail_unless (gst_structure_get_uint64 (s, name, &v), "no %s", name);
+  gst_structure_free (s);
+  return v;
+}
+
+GST_START_TEST (test_reorder_gap_late_skip_close_eos)
+{
+  FakeSink fs;
+  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  GSocketAddress *addr = g_inet_socket_address_new (lo, 0), *bound;
+  GThread *thread;
+  GSocket *a, *b;
+  GstElement *pipeline, *src, *appsink;
+  gchar *desc;
+  GstBuffer *buf;
+  guint8 tag;
+  GstClockTime pts1, pts5;
+  gint64 t_before;
+
+  memset (fs.session_id, 0x5a, sizeof (fs.session_id));
+  fs.listener = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
+      G_SOCKET_PROTOCOL_TCP, NULL);
+  fail_unless (g_socket_bind (fs.listener, addr, TRUE, NULL));
+  fail_unless (g_socket_listen (fs.listener, NULL));
+  bound = g_socket_get_local_address (fs.listener, NULL);
+  fs.port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+
+  desc = g_strdup_printf ("multitcpsrc name=src host=127.0.0.1 port=%u "
+      "connections=2 latency=%u ! appsink name=out sync=false", fs.port,
+      LATENCY_MS);
+  pipeline = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  appsink = gst_bin_get_by_name (GST_BIN (pipeline), "out");
+
+  /* start () blocks until the first WELCOME, so answer from a thread */
+  thread = g_thread_new ("fake-sink", accept_first, &fs);
+  fail_if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  a = g_thread_join (thread);
+  b = fake_accept (&fs, TRUE);
+
+  /* out of order across the two connections */
+  send_caps (a, 0, "video/x-test, width=(int)8");
+  send_buffer (b, 2, 66);
+  send_unknown_frame (b);       /* skipped by its length */
+  send_buffer (a, 1, 33);
+  send_buffer (a, 3, 99);
+  buf = pull (appsink, &tag);
+  fail_unless_equals_int (tag, 1);
+  fail_unless (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT));
+  pts1 = GST_BUFFER_PTS (buf);
+  gst_buffer_unref (buf);
+  buf = pull (appsink, &tag);
+  fail_unless_equals_int (tag, 2);
+  fail_if (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT));
+  gst_buffer_unref (buf);
+  buf = pull (appsink, &tag);
+  fail_unless_equals_int (tag, 3);
+  gst_buffer_unref (buf);
+
+  /* seq 4 is missing: 5 waits for its deadline, then comes with DISCONT */
+  t_before = g_get_monotonic_time ();
+  send_buffer (b, 5, 165);
+  buf = pull (appsink, &tag);
+  fail_unless_equals_int (tag, 5);
+  fail_unless (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT));
+  pts5 = GST_BUFFER_PTS (buf);
+  fail_unless_equals_uint64 (pts5 - pts1, 132 * GST_MSECOND);
+  /* it was held for most of the latency, not released at once */
+  fail_unless (g_get_monotonic_time () - t_before > 100 * 1000);
+  gst_buffer_unref (buf);
+  fail_unless_equals_uint64 (stat (src, "buffers-skipped"), 1);
+
+  /* 4 arrives after its slot was released: late, dropped, counted */
+  send_buffer (a, 4, 132);
+  /* one connection closes: the session goes on over the other */
+  g_socket_close (b, NULL);
+  send_buffer (a, 6, 198);
+  buf = pull (appsink, &tag);
+  fail_unless_equals_int (tag, 6);
+  fail_if (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT));
+  gst_buffer_unref (buf);
+  fail_unless_equals_uint64 (stat (src, "buffers-late"), 1);
+
+  /* the sender says 7 and 8 never come: 9 goes out at once, DISCONT */
+  send_skip (a, 7, 9);
+  send_buffer (a, 9, 297);
+  buf = pull (appsink, &tag);
+  fail_unless_equals_int (tag, 9);
+  fail_unless (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT));
+  gst_buffer_unref (buf);
+  fail_unless_equals_uint64 (stat (src, "buffers-sender-dropped"), 2);
+
+  send_eos (a, 10);
+  fail_unless (gst_app_sink_try_pull_sample (GST_APP_SINK (appsink),
+          10 * GST_SECOND) == NULL);
+  fail_unless (gst_app_sink_is_eos (GST_APP_SINK (appsink)));
+  fail_unless_equals_uint64 (stat (src, "buffers-pushed"), 6);
+
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  g_object_unref (a);
+  g_object_unref (b);
+  gst_object_unref (src);
+  gst_object_unref (appsink);
+  gst_object_unref (pipeline);
+  g_object_unref (fs.listener);
+  g_object_unref (bound);
+  g_object_unref (addr);
+  g_object_unref (lo);
+}
+
+GST_END_TEST;
+
+/* A sink that breaks the protocol on one connection: that connection is
+ * closed with a warning, the stream goes on over the other. */
+GST_START_TEST (test_garbage_from_sink_closes_one_connection)
+{
+  FakeSink fs;
+  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  GSocketAddress *addr = g_inet_socket_address_new (lo, 0), *bound;
+  GThread *thread;
+  GSocket *a, *b;
+  GstElement *pipeline, *src, *appsink;
+  gchar *desc;
+  GstBuffer *buf;
+  guint8 tag, junk[64];
+
+  memset (fs.session_id, 0x11, sizeof (fs.session_id));
+  fs.listener = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
+      G_SOCKET_PROTOCOL_TCP, NULL);
+  fail_unless (g_socket_bind (fs.listener, addr, TRUE, NULL));
+  fail_unless (g_socket_listen (fs.listener, NULL));
+  bound = g_socket_get_local_address (fs.listener, NULL);
+  fs.port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+
+  desc = g_strdup_printf ("multitcpsrc name=src host=127.0.0.1 port=%u "
+      "connections=2 latency=%u ! appsink name=out sync=false", fs.port,
+      LATENCY_MS);
+  pipeline = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  appsink = gst_bin_get_by_name (GST_BIN (pipeline), "out");
+  thread = g_thread_new ("fake-sink", accept_first, &fs);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  a = g_thread_join (thread);
+  b = fake_accept (&fs, TRUE);
+
+  send_caps (a, 0, "video/x-test");
+  send_buffer (a, 1, 0);
+  /* a BUFFER header claiming 4 GB */
+  mtcp_write_header (junk, MTCP_FRAME_BUFFER, 0, 0xfffffff0u);
+  send_bytes (b, junk, MTCP_HEADER_SIZE);
+  send_buffer (a, 2, 33);
+  buf = pull (appsink, &tag);
+  fail_unless_equals_int (tag, 1);
+  gst_buffer_unref (buf);
+  buf = pull (appsink, &tag);
+  fail_unless_equals_int (tag, 2);
+  gst_buffer_unref (buf);
+  fail_unless (stat (src, "protocol-errors") >= 1);
+
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  g_object_unref (a);
+  g_object_unref (b);
+  gst_object_unref (src);
+  gst_object_unref (appsink);
+  gst_object_unref (pipeline);
+  g_object_unref (fs.listener);
+  g_object_unref (bound);
+  g_object_unref (addr);
+  g_object_unref (lo);
+}
+
+GST_END_TEST;
+
+static Suite *
+src_reorder_suite (void)
+{
+  Suite *s = suite_create ("src_reorder");
+  TCase *tc = tcase_create ("fake sink");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 60);
+  tcase_add_test (tc, test_reorder_gap_late_skip_close_eos);
+  tcase_add_test (tc, test_garbage_from_sink_closes_one_connection);
+  return s;
+}
+
+GST_CHECK_MAIN (src_reorder);
