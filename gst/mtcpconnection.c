@@ -236,6 +236,16 @@ mtcp_connection_free (MtcpConnection * conn)
     return;
   mtcp_connection_detach (conn);
   g_queue_clear_full (&conn->out, (GDestroyNotify) mtcp_out_frame_free);
+  /* unread input makes close () send a reset, which can destroy data still
+   * on its way to the peer: read what is there first */
+  {
+    gchar sink[16384];
+    guint i;
+    g_socket_set_blocking (conn->socket, FALSE);
+    for (i = 0; i < 64; i++)
+      if (g_socket_receive (conn->socket, sink, sizeof (sink), NULL, NULL) <= 0)
+        break;
+  }
   g_socket_close (conn->socket, NULL);
   g_object_unref (conn->socket);
   mtcp_frame_reader_free (conn->reader);

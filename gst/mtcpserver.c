@@ -35,6 +35,9 @@ struct _ServerSession {
   guint32 next_conn_id;
   gint64 created_us;
   gboolean ended;               /* no connection left: freed by reap () */
+  gboolean eos_sent;
+  guint64 eos_seq;
+  guint64 acked;                /* highest in-order seq the receiver has, or NONE */
 };
 
 struct _MtcpServer {
@@ -143,6 +146,7 @@ session_new (MtcpServer * server)
   sess->qs = mtcp_send_queue_add_session (server->queue);
   sess->conns = g_ptr_array_new ();
   sess->created_us = g_get_monotonic_time ();
+  sess->acked = MTCP_TIME_NONE;
   server->sessions = g_list_append (server->sessions, sess);
   GST_INFO ("new session %s", sess->id_str);
   return sess;
@@ -217,6 +221,10 @@ conn_give (MtcpServer * server, ServerConn * sc, MtcpOutFrame * f)
 
   GST_LOG ("session %s: seq %" G_GUINT64_FORMAT " (%s) -> connection %u",
       sc->session->id_str, f->seq, mtcp_frame_type_name (f->type), sc->id);
+  if (f->type == MTCP_FRAME_EOS) {
+    sc->session->eos_sent = TRUE;
+    sc->session->eos_seq = f->seq;
+  }
   mtcp_connection_queue (sc->conn, f);
   conn_flush (server, sc, &r);
 }
@@ -499,6 +507,12 @@ handle_feedback (MtcpServer * server, ServerConn * sc, const guint8 * body,
   }
   sc->feedback = fb;
   sc->feedback_us = g_get_monotonic_time ();
+  if (fb.highest_in_order != MTCP_TIME_NONE &&
+      (sc->session->acked == MTCP_TIME_NONE ||
+          fb.highest_in_order > sc->session->acked)) {
+    sc->session->acked = fb.highest_in_order;
+    g_cond_broadcast (&server->cond);
+  }
   if (fb.echo_sink_time_us > 0 && (guint64) sc->feedback_us >
       fb.echo_sink_time_us + fb.echo_delay_us)
     sc->echo_rtt_us = sc->feedback_us - fb.echo_sink_time_us -
@@ -850,16 +864,19 @@ mtcp_server_push_eos (MtcpServer * server)
   server_wake (server);
 }
 
+/* Every session got EOS and its receiver says it has everything up to it:
+ * written to a socket is not enough, the kernel may still lose it. */
 static gboolean
-all_written (MtcpServer * server)
+all_received (MtcpServer * server)
 {
   GList *l;
 
-  if (!mtcp_send_queue_drained (server->queue))
-    return FALSE;
-  for (l = server->conns; l; l = l->next) {
-    ServerConn *sc = l->data;
-    if (sc->session && !mtcp_connection_is_idle (sc->conn))
+  for (l = server->sessions; l; l = l->next) {
+    ServerSession *sess = l->data;
+    if (sess->ended)
+      continue;
+    if (!sess->eos_sent || sess->acked == MTCP_TIME_NONE ||
+        sess->acked < sess->eos_seq)
       return FALSE;
   }
   return TRUE;
@@ -872,11 +889,11 @@ mtcp_server_wait_drained (MtcpServer * server, gint64 timeout_us)
   gboolean drained;
 
   g_mutex_lock (&server->lock);
-  while (!(drained = all_written (server)) && !server->flushing) {
+  while (!(drained = all_received (server)) && !server->flushing) {
     if (!g_cond_wait_until (&server->cond, &server->lock, until))
       break;
   }
-  drained = all_written (server);
+  drained = all_received (server);
   g_mutex_unlock (&server->lock);
   return drained;
 }

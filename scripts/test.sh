@@ -23,7 +23,7 @@ if [ "${SKIP_SANITIZERS:-0}" != "1" ]; then
   ninja -C build-asan
   # plugins load in-process: the plugin scanner is not built with ASan
   export GST_REGISTRY_FORK=no
-  export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1"
+  export ASAN_OPTIONS="detect_leaks=1:fast_unwind_on_malloc=0:halt_on_error=1"
   export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0"
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
   meson test -C build-asan --print-errorlogs --num-processes 1 --suite unit --suite elements
