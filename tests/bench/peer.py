@@ -60,11 +60,16 @@ def send(system, port, total, size, connections):
     bus = pipe.get_bus()
     msg = bus.timed_pop_filtered(120 * Gst.SECOND,
                                  Gst.MessageType.EOS | Gst.MessageType.ERROR)
-    t1 = time.monotonic()
     ok = msg is not None and msg.type == Gst.MessageType.EOS
     if system == "tcp":
-        # tcpserversink posts EOS before its clients have everything
-        time.sleep(0.5)
+        # tcpserversink posts EOS before its client has everything: wait
+        # until it has written all of it (multitcpsink waits for the
+        # receiver's acknowledgement itself)
+        deadline = time.monotonic() + 60
+        while sink.get_property("bytes-served") < n * size and \
+                time.monotonic() < deadline:
+            time.sleep(0.005)
+    t1 = time.monotonic()
     cpu1 = cpu_seconds()
     pipe.set_state(Gst.State.NULL)
     print(json.dumps({"ok": ok, "cpu": cpu1 - cpu0, "seconds": t1 - t0}),

@@ -30,7 +30,9 @@ sender_new (const gchar * sink_props)
   Sender *s = g_new0 (Sender, 1);
   gchar *desc = g_strdup_printf ("appsrc name=in is-live=true format=time "
       "max-bytes=0 block=false ! multitcpsink name=sink host=127.0.0.1 port=0 "
-      "sync=false %s", sink_props ? sink_props : "");
+      /* the tests push seconds of stream at once: no lag bound by default */
+      "sync=false max-session-lag=600000000000 %s",
+      sink_props ? sink_props : "");
   s->pipeline = gst_parse_launch (desc, NULL);
   g_free (desc);
   fail_unless (s->pipeline != NULL);
@@ -383,10 +385,12 @@ GST_START_TEST (test_stats_messages_on_bus)
   GstBus *bus;
   GstMessage *msg;
   gint port = sender_port (s);
+  gchar *desc = g_strdup_printf ("multitcpsrc name=src host=127.0.0.1 port=%d "
+      "stats-interval=100 ! fakesink", port);
 
   r = g_new0 (Receiver, 1);
-  r->pipeline = gst_parse_launch (g_strdup_printf ("multitcpsrc name=src "
-          "host=127.0.0.1 port=%d stats-interval=100 ! fakesink", port), NULL);
+  r->pipeline = gst_parse_launch (desc, NULL);
+  g_free (desc);
   r->src = gst_bin_get_by_name (GST_BIN (r->pipeline), "src");
   r->appsink = gst_object_ref (r->src);
   gst_element_set_state (r->pipeline, GST_STATE_PLAYING);
