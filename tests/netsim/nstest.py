@@ -1,0 +1,96 @@
+"""Shared helpers of the netsim tests: run a shell script under netsim and
+get its output and netsim's JSON counters back."""
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+SKIP = 77  # meson's "skipped"
+
+
+def netsim_binary():
+    return os.environ.get("NETSIM", os.path.join(os.path.dirname(__file__),
+                                                 "netsim"))
+
+
+def require_namespaces():
+    """Exit 77 with the reason when this machine cannot run the tests."""
+    if os.geteuid() != 0:
+        print("SKIP: netsim needs root (network namespaces, TUN devices)")
+        sys.exit(SKIP)
+    if not os.path.exists("/dev/net/tun"):
+        print("SKIP: /dev/net/tun is missing")
+        sys.exit(SKIP)
+    name = f"nsprobe{os.getpid()}"
+    r = subprocess.run(["ip", "netns", "add", name], capture_output=True,
+                       text=True)
+    if r.returncode != 0:
+        print(f"SKIP: cannot create a network namespace: {r.stderr.strip()}")
+        sys.exit(SKIP)
+    subprocess.run(["ip", "netns", "del", name])
+    for tool in ("iperf3", "ping"):
+        if subprocess.run(["sh", "-c", f"command -v {tool}"],
+                          capture_output=True).returncode != 0:
+            print(f"SKIP: {tool} is not installed "
+                  "(scripts/install-deps.sh installs it)")
+            sys.exit(SKIP)
+
+
+def run(links, script, cc=None, schedule=None, timeout=300, seed=1):
+    """Run @script (bash) under netsim; returns (stdout, stats dict)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        stats_path = os.path.join(tmp, "stats.json")
+        cmd = [netsim_binary(), "--stats", stats_path, "--seed", str(seed)]
+        for link in links:
+            cmd += ["--link", link]
+        if cc:
+            cmd += ["--cc", cc]
+        if schedule:
+            path = os.path.join(tmp, "schedule")
+            with open(path, "w") as f:
+                f.write(schedule)
+            cmd += ["--schedule", path]
+        cmd += ["--", "bash", "-c", script]
+        r = subprocess.run(cmd, capture_output=True, text=True,
+                           timeout=timeout)
+        sys.stderr.write(r.stderr)
+        with open(stats_path) as f:
+            stats = json.load(f)
+    if not stats["valid"]:
+        raise AssertionError("invalid run: packets dropped by a TUN ring")
+    if stats["exit_status"] != 0:
+        raise AssertionError(f"script failed ({stats['exit_status']}):\n"
+                             f"{r.stdout}\n{r.stderr}")
+    return r.stdout, stats
+
+
+IPERF_SERVER = ("ip netns exec $NETSIM_NS_B iperf3 -s -1 -D -B $NETSIM_ADDR_B "
+                "--logfile /dev/null; sleep 0.3; ")
+
+
+def iperf_json(out):
+    """The JSON document iperf3 --json printed."""
+    start = out.index("{")
+    return json.loads(out[start:out.rindex("}") + 1])
+
+
+def binomial_interval(n, p, z=3.29):
+    """Normal-approximation interval for the count of n Bernoulli(p) draws."""
+    sd = math.sqrt(n * p * (1 - p))
+    return n * p - z * sd, n * p + z * sd
+
+
+class Failures:
+    def __init__(self):
+        self.items = []
+
+    def check(self, ok, what):
+        print(("ok   " if ok else "FAIL ") + what, flush=True)
+        if not ok:
+            self.items.append(what)
+
+    def exit(self):
+        print(f"{sum(1 for _ in self.items)} failed")
+        sys.exit(1 if self.items else 0)

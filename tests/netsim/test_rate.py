@@ -1,0 +1,32 @@
+#!/usr/bin/python3
+"""A backlogged TCP flow fills a 10 Mbit/s link; UDP above the rate is cut
+to the rate and the excess is counted as queue drops."""
+import nstest
+
+nstest.require_namespaces()
+f = nstest.Failures()
+
+out, stats = nstest.run(
+    ["rate=10mbit,delay=10ms,queue=100p"],
+    nstest.IPERF_SERVER +
+    "ip netns exec $NETSIM_NS_A iperf3 -c $NETSIM_ADDR_B -t 8 -O 2 -C reno "
+    "--json", cc="reno")
+got = nstest.iperf_json(out)["end"]["sum_received"]["bits_per_second"]
+f.check(got >= 0.9e7, f"TCP (reno) goodput {got / 1e6:.2f} Mbit/s of 10")
+
+seconds = 5
+out, stats = nstest.run(
+    ["rate=10mbit,delay=10ms,queue=50p"],
+    nstest.IPERF_SERVER +
+    f"ip netns exec $NETSIM_NS_A iperf3 -c $NETSIM_ADDR_B -u -b 20M -l 1400 "
+    f"-t {seconds} --json")
+ab = stats["links"][0]["ab"]
+rate = ab["forwarded_bytes"] * 8 / seconds
+f.check(abs(rate - 1e7) / 1e7 < 0.05,
+        f"UDP at 20 Mbit/s leaves the link at {rate / 1e6:.2f} Mbit/s")
+excess = ab["offered_packets"] - ab["forwarded_packets"]
+# what was still queued or on the wire when the run ended is neither
+f.check(0 <= excess - ab["dropped_queue"] <= 50 + 10 and
+        ab["dropped_queue"] > 0.4 * ab["offered_packets"],
+        f"queue drops {ab['dropped_queue']} ~ offered - forwarded {excess}")
+f.exit()
