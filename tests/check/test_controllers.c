@@ -1,0 +1,184 @@
+/* The receiver's controllers, fed measurement traces step by step. */
+#include <gst/check/gstcheck.h>
+
+#include "mtcpadjustwindow.h"
+#include "mtcpadjustconn.h"
+#include "mtcpmultfrc.h"
+#include "mtcppars.h"
+
+static void
+expect_windows (MtcpAdjustWindow * aw, const guint * want, guint n)
+{
+  guint i;
+  fail_unless_equals_int (aw->n, n);
+  for (i = 0; i < n; i++)
+    fail_unless_equals_int (aw->windows[i], want[i]);
+}
+
+GST_START_TEST (test_adjust_window_steps)
+{
+  MtcpAdjustWindowParams p = { 0.0, 7000, 2.0, 1000 };
+  MtcpAdjustWindow aw;
+  guint w0[] = { 4, 3, 3 }, w1[] = { 5, 5, 5 }, w2[] = { 4, 4, 5 };
+
+  /* T_d 100 kB/s, RTT 100 ms, MSS 1000: 10 segments over 3 */
+  mtcp_adjust_window_init (&aw, &p, 3, 100000, 0.1);
+  expect_windows (&aw, w0, 3);
+
+  /* short by 50 kB/s: ceil(50000 * 0.1 / 1000) = 5 segments more */
+  fail_unless_equals_int (mtcp_adjust_window_update (&aw, 50000, 0.1, TRUE),
+      MTCP_WINDOW_INCREASE);
+  expect_windows (&aw, w1, 3);
+
+  /* short, but the sender had nothing queued: hold */
+  fail_unless_equals_int (mtcp_adjust_window_update (&aw, 50000, 0.1, FALSE),
+      MTCP_WINDOW_HOLD);
+  expect_windows (&aw, w1, 3);
+  fail_unless (strstr (aw.reason, "nothing queued") != NULL);
+
+  /* 20 kB/s over: 2 segments fewer, taken from the largest */
+  fail_unless_equals_int (mtcp_adjust_window_update (&aw, 120000, 0.1, TRUE),
+      MTCP_WINDOW_DECREASE);
+  expect_windows (&aw, w2, 3);
+
+  /* within the guard lambda: hold */
+  fail_unless_equals_int (mtcp_adjust_window_update (&aw, 105000, 0.1, TRUE),
+      MTCP_WINDOW_HOLD);
+  expect_windows (&aw, w2, 3);
+
+  /* nothing arrives: grow, but never past f * T_d * RTT / MSS = 20 */
+  mtcp_adjust_window_update (&aw, 0, 0.1, TRUE);
+  fail_unless_equals_int (mtcp_adjust_window_sum (&aw), 20);
+  mtcp_adjust_window_update (&aw, 0, 0.1, TRUE);
+  fail_unless_equals_int (mtcp_adjust_window_sum (&aw), 20);
+  fail_unless_equals_float (mtcp_adjust_window_congestion_ratio (&aw, 0.1),
+      2.0);
+
+  /* two more connections share the same total */
+  mtcp_adjust_window_set_connections (&aw, 5);
+  fail_unless_equals_int (mtcp_adjust_window_sum (&aw), 20);
+  fail_unless_equals_int (aw.windows[4], 4);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_adjust_window_smoothing_and_balance)
+{
+  MtcpAdjustWindowParams p = { 0.9, 7000, 6.0, 1448 };
+  MtcpAdjustWindow aw;
+  GRand *rand = g_rand_new_with_seed (5);
+  guint step, i;
+
+  mtcp_adjust_window_init (&aw, &p, 5, 100000, 0.05);
+  mtcp_adjust_window_update (&aw, 50000, 0.05, TRUE);
+  fail_unless_equals_float (aw.measured, 50000);
+  mtcp_adjust_window_update (&aw, 150000, 0.05, TRUE);
+  fail_unless (fabs (aw.measured - (0.9 * 50000 + 0.1 * 150000)) < 1e-6);
+
+  /* any trace: windows differ by at most one and never reach zero */
+  for (step = 0; step < 2000; step++) {
+    guint lo = G_MAXUINT, hi = 0;
+    mtcp_adjust_window_update (&aw, g_rand_double_range (rand, 0, 300000),
+        g_rand_double_range (rand, 0.01, 0.3), g_rand_boolean (rand));
+    if (step % 100 == 0)
+      mtcp_adjust_window_set_connections (&aw, g_rand_int_range (rand, 1, 9));
+    for (i = 0; i < aw.n; i++) {
+      lo = MIN (lo, aw.windows[i]);
+      hi = MAX (hi, aw.windows[i]);
+    }
+    fail_unless (hi - lo <= 1 && lo >= 1, "step %u: windows %u..%u", step, lo,
+        hi);
+  }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_adjust_conn_steps)
+{
+  MtcpAdjustConnParams p = { 1.0, 5.0 };
+  MtcpAdjustConn ac;
+
+  mtcp_adjust_conn_init (&ac, &p);
+  fail_unless_equals_int (mtcp_adjust_conn_update (&ac, 1.0, 90, 100), 0);
+  /* congestion rose by more than beta and we are short: one more */
+  fail_unless_equals_int (mtcp_adjust_conn_update (&ac, 2.5, 90, 100), 1);
+  /* rose, but by less than beta from the new reference */
+  fail_unless_equals_int (mtcp_adjust_conn_update (&ac, 3.0, 90, 100), 0);
+  /* rose by more than beta but the target is met: keep */
+  fail_unless_equals_int (mtcp_adjust_conn_update (&ac, 3.6, 110, 100), 0);
+  /* fell by more than beta and over the target: one fewer */
+  fail_unless_equals_int (mtcp_adjust_conn_update (&ac, 1.2, 110, 100), -1);
+  /* at or over cf: severe congestion, one fewer whatever the rate */
+  fail_unless_equals_int (mtcp_adjust_conn_update (&ac, 5.0, 10, 100), -1);
+  fail_unless (strstr (ac.reason, "cf") != NULL);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_multfrc_iiad)
+{
+  MtcpMultfrcParams p = { 1.0, 1.0, 0.2, 3, 1, 32 };
+  MtcpMultfrc mf;
+
+  mtcp_multfrc_init (&mf, &p, 1);
+  fail_if (mtcp_multfrc_add_rtt (&mf, 0.1));
+  fail_if (mtcp_multfrc_add_rtt (&mf, 0.1));
+  fail_unless (mtcp_multfrc_add_rtt (&mf, 0.1));
+  /* no queueing: n + alpha / n */
+  fail_unless_equals_float (mf.n, 2.0);
+  mtcp_multfrc_add_rtt (&mf, 0.1);
+  mtcp_multfrc_add_rtt (&mf, 0.11);
+  mtcp_multfrc_add_rtt (&mf, 0.1);
+  /* ave 0.1033 - 0.1 < 0.2 * 0.1: still increase */
+  fail_unless_equals_float (mf.n, 2.5);
+  fail_unless_equals_int (mtcp_multfrc_connections (&mf), 2);
+  mtcp_multfrc_add_rtt (&mf, 0.13);
+  mtcp_multfrc_add_rtt (&mf, 0.13);
+  mtcp_multfrc_add_rtt (&mf, 0.13);
+  /* a queue builds: ave - rtt_min = 30 ms > 20 ms: n - beta */
+  fail_unless_equals_float (mf.n, 1.5);
+  fail_unless (fabs (mf.rtt_min - 0.1) < 1e-9);
+  /* bounded below */
+  mtcp_multfrc_add_rtt (&mf, 0.2);
+  mtcp_multfrc_add_rtt (&mf, 0.2);
+  mtcp_multfrc_add_rtt (&mf, 0.2);
+  fail_unless_equals_float (mf.n, 1.0);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_pars_model)
+{
+  /* 12.8 Mbit/s (8 Mbit/s x 1.6) over 100 ms at 1% loss: tau*C = 110.5
+   * segments, sqrt(p) = 0.1, / (1.22 * 0.99) = 9.15 -> 10 flows */
+  fail_unless_equals_int (mtcp_pars_connections (12.8e6, 0.1, 0.01, 1448,
+          MTCP_PARS_PHI_RENO, 1, 64), 10);
+  /* 3% loss needs more */
+  fail_unless_equals_int (mtcp_pars_connections (12.8e6, 0.1, 0.03, 1448,
+          MTCP_PARS_PHI_RENO, 1, 64), 17);
+  /* no loss: one is enough; bounds hold */
+  fail_unless_equals_int (mtcp_pars_connections (12.8e6, 0.1, 0, 1448,
+          MTCP_PARS_PHI_RENO, 2, 64), 2);
+  fail_unless_equals_int (mtcp_pars_connections (1e9, 0.3, 0.1, 1448,
+          MTCP_PARS_PHI_RENO, 1, 32), 32);
+}
+
+GST_END_TEST;
+
+static Suite *
+controllers_suite (void)
+{
+  Suite *s = suite_create ("controllers");
+  TCase *tc = tcase_create ("traces");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_adjust_window_steps);
+  tcase_add_test (tc, test_adjust_window_smoothing_and_balance);
+  tcase_add_test (tc, test_adjust_conn_steps);
+  tcase_add_test (tc, test_multfrc_iiad);
+  tcase_add_test (tc, test_pars_model);
+  return s;
+}
+
+GST_CHECK_MAIN (controllers);
