@@ -34,6 +34,23 @@ GST_DEBUG_CATEGORY_STATIC (multitcpsrc_debug);
 #define DEFAULT_STATS_INTERVAL 0
 #define DEFAULT_MAX_FRAME_SIZE MTCP_MAX_FRAME_DEFAULT
 #define FEEDBACK_INTERVAL_MS 100
+/* MultiTCP Tables II and III; MULTFRC leaves its constants open */
+#define DEFAULT_WINDOW_CONTROL MTCP_WINDOW_CONTROL_NONE
+#define DEFAULT_CONNECTION_CONTROL MTCP_CONNECTION_CONTROL_FIXED
+#define DEFAULT_TARGET_BITRATE 0
+#define DEFAULT_HEADROOM 1.6
+#define DEFAULT_SAMPLING_INTERVAL 0
+#define DEFAULT_SMOOTHING 0.9
+#define DEFAULT_GUARD 3000.0
+#define DEFAULT_SPIKE_FACTOR 10.0
+#define DEFAULT_CONNECTION_BETA 1.0
+#define DEFAULT_CONGESTION_FACTOR 5.0
+#define DEFAULT_RTT_ALPHA 1.0
+#define DEFAULT_RTT_BETA 1.0
+#define DEFAULT_RTT_GAMMA 0.2
+#define DEFAULT_RTT_REPORTS 5
+#define DEFAULT_MIN_CONNECTIONS 1
+#define DEFAULT_MAX_CONNECTIONS 32
 
 enum {
   PROP_0,
@@ -45,7 +62,60 @@ enum {
   PROP_STATS_INTERVAL,
   PROP_MAX_FRAME_SIZE,
   PROP_STATS,
+  PROP_WINDOW_CONTROL,
+  PROP_CONNECTION_CONTROL,
+  PROP_TARGET_BITRATE,
+  PROP_HEADROOM,
+  PROP_SAMPLING_INTERVAL,
+  PROP_SMOOTHING,
+  PROP_GUARD,
+  PROP_SPIKE_FACTOR,
+  PROP_CONNECTION_BETA,
+  PROP_CONGESTION_FACTOR,
+  PROP_RTT_ALPHA,
+  PROP_RTT_BETA,
+  PROP_RTT_GAMMA,
+  PROP_RTT_REPORTS,
+  PROP_MIN_CONNECTIONS,
+  PROP_MAX_CONNECTIONS,
 };
+
+#define GST_TYPE_MULTI_TCP_WINDOW_CONTROL (gst_multi_tcp_window_control_get_type ())
+static GType
+gst_multi_tcp_window_control_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {MTCP_WINDOW_CONTROL_NONE, "The kernel's own receive windows", "none"},
+    {MTCP_WINDOW_CONTROL_ADJUST, "MultiTCP AdjustWindowSize: receive windows "
+          "hold the target throughput", "adjust"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstMultiTcpWindowControl", values));
+  return type;
+}
+
+#define GST_TYPE_MULTI_TCP_CONNECTION_CONTROL (gst_multi_tcp_connection_control_get_type ())
+static GType
+gst_multi_tcp_connection_control_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {MTCP_CONNECTION_CONTROL_FIXED, "The connections property (0: ParS's "
+          "model from RTT and loss)", "fixed"},
+    {MTCP_CONNECTION_CONTROL_CONGESTION, "MultiTCP AdjustNumConnections with "
+          "AdjustWindowSize (VariedConnVariedWinSize)", "congestion"},
+    {MTCP_CONNECTION_CONTROL_RTT, "MULTFRC: more while RTT stays near its "
+          "minimum, fewer when a queue builds", "rtt"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstMultiTcpConnectionControl", values));
+  return type;
+}
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
@@ -63,6 +133,22 @@ gst_multi_tcp_src_init (GstMultiTcpSrc * self)
   self->timeout = DEFAULT_TIMEOUT;
   self->stats_interval = DEFAULT_STATS_INTERVAL;
   self->max_frame_size = DEFAULT_MAX_FRAME_SIZE;
+  self->control.window = DEFAULT_WINDOW_CONTROL;
+  self->control.connections = DEFAULT_CONNECTION_CONTROL;
+  self->control.target_bitrate = DEFAULT_TARGET_BITRATE;
+  self->control.headroom = DEFAULT_HEADROOM;
+  self->control.sampling_interval_ms = DEFAULT_SAMPLING_INTERVAL;
+  self->control.smoothing = DEFAULT_SMOOTHING;
+  self->control.guard = DEFAULT_GUARD;
+  self->control.spike_factor = DEFAULT_SPIKE_FACTOR;
+  self->control.conn_beta = DEFAULT_CONNECTION_BETA;
+  self->control.congestion_factor = DEFAULT_CONGESTION_FACTOR;
+  self->control.iiad_alpha = DEFAULT_RTT_ALPHA;
+  self->control.iiad_beta = DEFAULT_RTT_BETA;
+  self->control.iiad_gamma = DEFAULT_RTT_GAMMA;
+  self->control.iiad_reports = DEFAULT_RTT_REPORTS;
+  self->control.min_connections = DEFAULT_MIN_CONNECTIONS;
+  self->control.max_connections = DEFAULT_MAX_CONNECTIONS;
   self->cancellable = g_cancellable_new ();
 
   gst_base_src_set_live (GST_BASE_SRC (self), TRUE);
@@ -85,6 +171,7 @@ gst_multi_tcp_src_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstMultiTcpSrc *self = GST_MULTI_TCP_SRC (object);
+  MtcpClient *client = NULL;
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
@@ -97,9 +184,58 @@ gst_multi_tcp_src_set_property (GObject * object, guint prop_id,
       break;
     case PROP_CONNECTIONS:
       self->connections = g_value_get_uint (value);
+      client = self->client;
       break;
     case PROP_LATENCY:
       self->latency_ms = g_value_get_uint (value);
+      break;
+    case PROP_WINDOW_CONTROL:
+      self->control.window = g_value_get_enum (value);
+      break;
+    case PROP_CONNECTION_CONTROL:
+      self->control.connections = g_value_get_enum (value);
+      break;
+    case PROP_TARGET_BITRATE:
+      self->control.target_bitrate = g_value_get_uint64 (value);
+      break;
+    case PROP_HEADROOM:
+      self->control.headroom = g_value_get_double (value);
+      break;
+    case PROP_SAMPLING_INTERVAL:
+      self->control.sampling_interval_ms = g_value_get_uint (value);
+      break;
+    case PROP_SMOOTHING:
+      self->control.smoothing = g_value_get_double (value);
+      break;
+    case PROP_GUARD:
+      self->control.guard = g_value_get_double (value);
+      break;
+    case PROP_SPIKE_FACTOR:
+      self->control.spike_factor = g_value_get_double (value);
+      break;
+    case PROP_CONNECTION_BETA:
+      self->control.conn_beta = g_value_get_double (value);
+      break;
+    case PROP_CONGESTION_FACTOR:
+      self->control.congestion_factor = g_value_get_double (value);
+      break;
+    case PROP_RTT_ALPHA:
+      self->control.iiad_alpha = g_value_get_double (value);
+      break;
+    case PROP_RTT_BETA:
+      self->control.iiad_beta = g_value_get_double (value);
+      break;
+    case PROP_RTT_GAMMA:
+      self->control.iiad_gamma = g_value_get_double (value);
+      break;
+    case PROP_RTT_REPORTS:
+      self->control.iiad_reports = g_value_get_uint (value);
+      break;
+    case PROP_MIN_CONNECTIONS:
+      self->control.min_connections = g_value_get_uint (value);
+      break;
+    case PROP_MAX_CONNECTIONS:
+      self->control.max_connections = g_value_get_uint (value);
       break;
     case PROP_TIMEOUT:
       self->timeout = g_value_get_uint (value);
@@ -115,6 +251,9 @@ gst_multi_tcp_src_set_property (GObject * object, guint prop_id,
       break;
   }
   GST_OBJECT_UNLOCK (self);
+  /* a new count while playing: open or retire connections */
+  if (client && self->connections > 0)
+    mtcp_client_set_connections (client, self->connections);
 }
 
 static void
@@ -156,6 +295,54 @@ gst_multi_tcp_src_get_property (GObject * object, guint prop_id,
     case PROP_MAX_FRAME_SIZE:
       g_value_set_uint (value, self->max_frame_size);
       break;
+    case PROP_WINDOW_CONTROL:
+      g_value_set_enum (value, self->control.window);
+      break;
+    case PROP_CONNECTION_CONTROL:
+      g_value_set_enum (value, self->control.connections);
+      break;
+    case PROP_TARGET_BITRATE:
+      g_value_set_uint64 (value, self->control.target_bitrate);
+      break;
+    case PROP_HEADROOM:
+      g_value_set_double (value, self->control.headroom);
+      break;
+    case PROP_SAMPLING_INTERVAL:
+      g_value_set_uint (value, self->control.sampling_interval_ms);
+      break;
+    case PROP_SMOOTHING:
+      g_value_set_double (value, self->control.smoothing);
+      break;
+    case PROP_GUARD:
+      g_value_set_double (value, self->control.guard);
+      break;
+    case PROP_SPIKE_FACTOR:
+      g_value_set_double (value, self->control.spike_factor);
+      break;
+    case PROP_CONNECTION_BETA:
+      g_value_set_double (value, self->control.conn_beta);
+      break;
+    case PROP_CONGESTION_FACTOR:
+      g_value_set_double (value, self->control.congestion_factor);
+      break;
+    case PROP_RTT_ALPHA:
+      g_value_set_double (value, self->control.iiad_alpha);
+      break;
+    case PROP_RTT_BETA:
+      g_value_set_double (value, self->control.iiad_beta);
+      break;
+    case PROP_RTT_GAMMA:
+      g_value_set_double (value, self->control.iiad_gamma);
+      break;
+    case PROP_RTT_REPORTS:
+      g_value_set_uint (value, self->control.iiad_reports);
+      break;
+    case PROP_MIN_CONNECTIONS:
+      g_value_set_uint (value, self->control.min_connections);
+      break;
+    case PROP_MAX_CONNECTIONS:
+      g_value_set_uint (value, self->control.max_connections);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -184,7 +371,14 @@ gst_multi_tcp_src_start (GstBaseSrc * bsrc)
   GST_OBJECT_LOCK (self);
   config.host = g_strdup (self->host);
   config.port = self->port;
-  config.connections = MAX (self->connections, 1);
+  config.connections = self->connections;
+  config.control = self->control;
+  /* VariedConnVariedWinSize runs both algorithms */
+  if (config.control.connections == MTCP_CONNECTION_CONTROL_CONGESTION)
+    config.control.window = MTCP_WINDOW_CONTROL_ADJUST;
+  config.control.min_connections = MAX (config.control.min_connections, 1);
+  config.control.max_connections = MAX (config.control.max_connections,
+      config.control.min_connections);
   config.latency = (GstClockTime) self->latency_ms * GST_MSECOND;
   config.timeout_s = self->timeout;
   config.max_frame = self->max_frame_size;
@@ -383,8 +577,85 @@ gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
           DEFAULT_PORT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_CONNECTIONS,
       g_param_spec_uint ("connections", "Connections",
-          "TCP connections in the session", 1, 1024, DEFAULT_CONNECTIONS,
+          "TCP connections in the session (with connection-control=fixed; "
+          "can change while playing; 0 = from ParS's model once RTT and loss "
+          "are known)", 0, 1024, DEFAULT_CONNECTIONS,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_WINDOW_CONTROL,
+      g_param_spec_enum ("window-control", "Window control",
+          "How each connection's receive window is set",
+          GST_TYPE_MULTI_TCP_WINDOW_CONTROL, DEFAULT_WINDOW_CONTROL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_CONNECTION_CONTROL,
+      g_param_spec_enum ("connection-control", "Connection control",
+          "How many connections the session uses",
+          GST_TYPE_MULTI_TCP_CONNECTION_CONTROL, DEFAULT_CONNECTION_CONTROL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_TARGET_BITRATE,
+      g_param_spec_uint64 ("target-bitrate", "Target bitrate",
+          "Throughput to hold, T_d, in bit/s (0 = the stream's bitrate as "
+          "the sink measures it, times headroom)", 0, G_MAXUINT64,
+          DEFAULT_TARGET_BITRATE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_HEADROOM,
+      g_param_spec_double ("headroom", "Headroom",
+          "Target over stream bitrate when target-bitrate is 0 "
+          "(DMP-streaming: 1.6)", 1.0, 100.0, DEFAULT_HEADROOM,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_SAMPLING_INTERVAL,
+      g_param_spec_uint ("sampling-interval", "Sampling interval",
+          "Controller interval delta in ms (0 = 6 RTT)", 0, 60000,
+          DEFAULT_SAMPLING_INTERVAL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_SMOOTHING,
+      g_param_spec_double ("smoothing", "Smoothing",
+          "Throughput smoothing factor alpha: weight of the previous "
+          "measurement", 0.0, 1.0, DEFAULT_SMOOTHING,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_GUARD,
+      g_param_spec_double ("guard", "Guard",
+          "Guarding threshold lambda in bytes/s above the target before "
+          "windows shrink", 0.0, G_MAXDOUBLE, DEFAULT_GUARD,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_SPIKE_FACTOR,
+      g_param_spec_double ("spike-factor", "Spike factor",
+          "f: the window sum stays under f * T_d * RTT / MSS", 1.0, 1000.0,
+          DEFAULT_SPIKE_FACTOR, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_CONNECTION_BETA,
+      g_param_spec_double ("connection-beta", "Connection beta",
+          "MultiTCP beta: change in congestion ratio before a connection is "
+          "started or stopped", 0.0, 100.0, DEFAULT_CONNECTION_BETA,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_CONGESTION_FACTOR,
+      g_param_spec_double ("congestion-factor", "Congestion factor",
+          "MultiTCP cf: congestion ratio from which connections are stopped",
+          1.0, 1000.0, DEFAULT_CONGESTION_FACTOR,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_RTT_ALPHA,
+      g_param_spec_double ("rtt-alpha", "RTT alpha",
+          "MULTFRC alpha: n grows by alpha/n while RTT stays low", 0.0, 100.0,
+          DEFAULT_RTT_ALPHA, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_RTT_BETA,
+      g_param_spec_double ("rtt-beta", "RTT beta",
+          "MULTFRC beta: n shrinks by beta when a queue builds", 0.0, 100.0,
+          DEFAULT_RTT_BETA, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_RTT_GAMMA,
+      g_param_spec_double ("rtt-gamma", "RTT gamma",
+          "MULTFRC gamma: tolerated RTT inflation over rtt_min, as a fraction",
+          0.0, 100.0, DEFAULT_RTT_GAMMA,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_RTT_REPORTS,
+      g_param_spec_uint ("rtt-reports", "RTT reports",
+          "MULTFRC m: RTT samples averaged per decision", 1, 1000,
+          DEFAULT_RTT_REPORTS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_MIN_CONNECTIONS,
+      g_param_spec_uint ("min-connections", "Min connections",
+          "Fewest connections the controllers use", 1, 1024,
+          DEFAULT_MIN_CONNECTIONS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_MAX_CONNECTIONS,
+      g_param_spec_uint ("max-connections", "Max connections",
+          "Most connections the controllers use", 1, 1024,
+          DEFAULT_MAX_CONNECTIONS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_LATENCY,
       g_param_spec_uint ("latency", "Latency",
           "Milliseconds between a buffer's mapped sender time and its "
@@ -424,4 +695,7 @@ gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
   basesrc_class->unlock = GST_DEBUG_FUNCPTR (gst_multi_tcp_src_unlock);
   basesrc_class->unlock_stop = GST_DEBUG_FUNCPTR (gst_multi_tcp_src_unlock_stop);
   pushsrc_class->create = GST_DEBUG_FUNCPTR (gst_multi_tcp_src_create);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_MULTI_TCP_WINDOW_CONTROL, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_MULTI_TCP_CONNECTION_CONTROL, 0);
 }

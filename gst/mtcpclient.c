@@ -7,6 +7,10 @@
 #include "mtcpprotocol.h"
 #include "mtcpreorder.h"
 #include "mtcptcpinfo.h"
+#include "mtcpadjustwindow.h"
+#include "mtcpadjustconn.h"
+#include "mtcpmultfrc.h"
+#include "mtcppars.h"
 
 #include <string.h>
 
@@ -19,6 +23,7 @@ typedef enum {
   CONN_CONNECTING,
   CONN_HANDSHAKE,
   CONN_READY,
+  CONN_RETIRING,                /* asked the sink to stop; reads until EOF */
 } ConnState;
 
 static const gchar *
@@ -31,6 +36,8 @@ conn_state_name (ConnState state)
       return "handshake";
     case CONN_READY:
       return "ready";
+    case CONN_RETIRING:
+      return "retiring";
   }
   return "unknown";
 }
@@ -44,6 +51,7 @@ typedef struct {
   MtcpReport report;            /* last REPORT from the sink */
   gint64 report_us;             /* when it arrived, 0 = never */
   guint64 buffers_received;
+  guint window_bytes;           /* TCP_WINDOW_CLAMP we set, 0 = none */
 } ClientConn;
 
 struct _MtcpClient {
@@ -83,6 +91,19 @@ struct _MtcpClient {
   gint64 rate_since_us;
   guint64 bitrate;
   gint64 stats_posted_us;
+
+  /* receiver-driven control (controller_tick) */
+  MtcpAdjustWindow window;
+  MtcpAdjustConn conn_control;
+  MtcpMultfrc multfrc;
+  gboolean control_started;
+  gboolean pars_done;
+  guint wanted;                 /* connections the controller wants */
+  gint64 interval_start_us;
+  guint64 interval_bytes_mark;
+  gboolean interval_backlog;    /* the sink had data queued for us */
+  gdouble target_Bps;
+  gchar conn_reason[160];
 
   GMainContext *context;
   GMainLoop *loop;
@@ -133,6 +154,7 @@ mtcp_client_new (const MtcpClientConfig * config,
   g_cond_init (&client->cond);
   client->reorder = mtcp_reorder_new (REORDER_WINDOW,
       (GDestroyNotify) item_free);
+  client->window.measured = -1;
   return client;
 }
 
@@ -320,6 +342,8 @@ handle_data_frame (MtcpClient * client, ClientConn * cc,
       if (!mtcp_parse_report (body, hdr->length, &cc->report, err))
         return FALSE;
       cc->report_us = g_get_monotonic_time ();
+      if (cc->report.backlog_bytes > 0)
+        client->interval_backlog = TRUE;
       return TRUE;
     case MTCP_FRAME_REFUSE:{
       MtcpRefuse refuse;
@@ -429,7 +453,8 @@ client_close_conn (MtcpClient * client, ClientConn * cc, const gchar * why)
   GST_INFO ("connection %u (%s, %s) closes: %s", cc->index, cc->conn->peer,
       conn_state_name (cc->state), why);
   client->conns = g_list_remove (client->conns, cc);
-  client->connections_lost++;
+  if (cc->state != CONN_RETIRING)
+    client->connections_lost++;
   mtcp_connection_free (cc->conn);
   cc->conn = NULL;
   client->closed = g_list_prepend (client->closed, cc);
@@ -549,18 +574,268 @@ open_connection (MtcpClient * client)
   GST_DEBUG ("opening connection %u", cc->index);
 }
 
+static guint
+count_conns (MtcpClient * client, gboolean ready_only)
+{
+  GList *l;
+  guint n = 0;
+  for (l = client->conns; l; l = l->next) {
+    ClientConn *cc = l->data;
+    if (ready_only ? cc->state == CONN_READY : cc->state != CONN_RETIRING)
+      n++;
+  }
+  return n;
+}
+
+/* Ask the sink to give this connection nothing more; it closes once the
+ * frames it holds are sent, so no buffer is lost or late. */
+static void
+retire_connection (MtcpClient * client, ClientConn * cc)
+{
+  guint8 head[MTCP_HEADER_SIZE];
+  MtcpOutFrame *f = mtcp_out_frame_new ();
+
+  mtcp_write_header (head, MTCP_FRAME_RETIRE, 0, 0);
+  memcpy (f->head, head, MTCP_HEADER_SIZE);
+  f->head_size = MTCP_HEADER_SIZE;
+  f->type = MTCP_FRAME_RETIRE;
+  mtcp_connection_queue (cc->conn, f);
+  cc->state = CONN_RETIRING;
+  GST_INFO ("retiring connection %u", cc->index);
+  if (mtcp_connection_flush (cc->conn, NULL) == MTCP_IO_BLOCKED)
+    mtcp_connection_want_write (cc->conn, TRUE);
+}
+
+/* Open or retire connections until the session has client->wanted. */
+static void
+apply_connection_count (MtcpClient * client)
+{
+  guint active = count_conns (client, FALSE);
+
+  while (active < client->wanted) {
+    open_connection (client);
+    active++;
+  }
+  while (active > client->wanted) {
+    GList *l;
+    ClientConn *victim = NULL;
+    /* the newest ready one: the first connection stays */
+    for (l = client->conns; l; l = l->next) {
+      ClientConn *cc = l->data;
+      if (cc->state == CONN_READY && l != client->conns)
+        victim = cc;
+    }
+    if (victim == NULL)
+      break;
+    retire_connection (client, victim);
+    active--;
+  }
+}
+
 static gboolean
 open_more_connections (gpointer data)
 {
   MtcpClient *client = data;
-  guint have, i;
 
   g_mutex_lock (&client->lock);
-  have = g_list_length (client->conns);
-  for (i = have; i < client->config.connections; i++)
-    open_connection (client);
+  /* connections=0: one until ParS's model has RTT and loss to work with */
+  client->wanted = client->config.connections ? client->config.connections :
+      MAX (client->config.control.min_connections, 1);
+  apply_connection_count (client);
   g_mutex_unlock (&client->lock);
   return G_SOURCE_REMOVE;
+}
+
+void
+mtcp_client_set_connections (MtcpClient * client, guint connections)
+{
+  g_mutex_lock (&client->lock);
+  client->config.connections = connections;
+  if (connections > 0 && client->running &&
+      client->config.control.connections == MTCP_CONNECTION_CONTROL_FIXED) {
+    client->wanted = connections;
+    g_snprintf (client->conn_reason, sizeof (client->conn_reason),
+        "connections set to %u", connections);
+    apply_connection_count (client);
+  }
+  g_mutex_unlock (&client->lock);
+}
+
+/* ---- receiver-driven control ---- */
+
+/* Mean of the sink's smoothed RTT over the ready connections, seconds. */
+static gdouble
+mean_rtt (MtcpClient * client, guint * mss)
+{
+  GList *l;
+  gdouble sum = 0;
+  guint n = 0;
+
+  *mss = 0;
+  for (l = client->conns; l; l = l->next) {
+    ClientConn *cc = l->data;
+    if (cc->state == CONN_READY && cc->report_us && cc->report.rtt_us) {
+      sum += cc->report.rtt_us / 1e6;
+      n++;
+      if (cc->report.snd_mss)
+        *mss = cc->report.snd_mss;
+    }
+  }
+  if (*mss == 0)
+    *mss = 1448;
+  return n ? sum / n : 0;
+}
+
+/* Loss as the sink's TCP sees it: retransmitted over sent segments. */
+static gdouble
+observed_loss (MtcpClient * client, guint mss)
+{
+  GList *l;
+  gdouble retrans = 0, segments = 0;
+
+  for (l = client->conns; l; l = l->next) {
+    ClientConn *cc = l->data;
+    if (cc->report_us) {
+      retrans += cc->report.total_retrans;
+      segments += (gdouble) cc->report.bytes_acked / mss +
+          cc->report.total_retrans;
+    }
+  }
+  return segments > 0 ? retrans / segments : 0;
+}
+
+static gdouble
+target_rate (MtcpClient * client)
+{
+  const MtcpControlConfig *c = &client->config.control;
+  GList *l;
+  guint64 stream = 0;
+
+  if (c->target_bitrate > 0)
+    return c->target_bitrate / 8.0;
+  for (l = client->conns; l; l = l->next) {
+    ClientConn *cc = l->data;
+    if (cc->report_us)
+      stream = MAX (stream, cc->report.stream_bitrate);
+  }
+  return stream * c->headroom / 8.0;
+}
+
+static void
+apply_windows (MtcpClient * client)
+{
+  GList *l;
+  guint i = 0, mss;
+
+  mean_rtt (client, &mss);
+  for (l = client->conns; l && i < client->window.n; l = l->next) {
+    ClientConn *cc = l->data;
+    if (cc->state != CONN_READY)
+      continue;
+    cc->window_bytes = client->window.windows[i++] * mss;
+    mtcp_tcp_set_window_clamp (cc->conn->socket, cc->window_bytes);
+  }
+}
+
+/* Every sampling interval: measure, then VariedConnVariedWinSize (Alg. 3):
+ * the connection count first, then the windows of the ones there are. */
+static void
+controller_tick (MtcpClient * client, gint64 now)
+{
+  const MtcpControlConfig *c = &client->config.control;
+  guint mss, ready;
+  gdouble rtt = mean_rtt (client, &mss), interval, elapsed, sample;
+  gboolean network_limited;
+
+  if (rtt <= 0)
+    return;                     /* no REPORT yet */
+  interval = c->sampling_interval_ms ? c->sampling_interval_ms / 1000.0 :
+      MAX (6 * rtt, 0.1);
+  if (client->interval_start_us == 0) {
+    client->interval_start_us = now;
+    client->interval_bytes_mark = client->bytes_received;
+    return;
+  }
+  elapsed = (now - client->interval_start_us) / 1e6;
+  if (elapsed < interval)
+    return;
+  sample = (client->bytes_received - client->interval_bytes_mark) / elapsed;
+  client->interval_start_us = now;
+  client->interval_bytes_mark = client->bytes_received;
+  network_limited = client->interval_backlog;
+  client->interval_backlog = FALSE;
+  client->target_Bps = target_rate (client);
+  if (client->target_Bps <= 0)
+    return;                     /* the sink has not measured the stream yet */
+  ready = count_conns (client, TRUE);
+
+  if (!client->control_started) {
+    MtcpAdjustWindowParams wp = { c->smoothing, c->guard, c->spike_factor,
+      mss
+    };
+    MtcpAdjustConnParams cp = { c->conn_beta, c->congestion_factor };
+    MtcpMultfrcParams mp = { c->iiad_alpha, c->iiad_beta, c->iiad_gamma,
+      c->iiad_reports, c->min_connections, c->max_connections
+    };
+    mtcp_adjust_window_init (&client->window, &wp, MAX (ready, 1),
+        client->target_Bps, rtt);
+    mtcp_adjust_conn_init (&client->conn_control, &cp);
+    mtcp_multfrc_init (&client->multfrc, &mp, MAX (ready, 1));
+    client->control_started = TRUE;
+  }
+  mtcp_adjust_window_set_target (&client->window, client->target_Bps);
+
+  switch (c->connections) {
+    case MTCP_CONNECTION_CONTROL_FIXED:
+      if (client->config.connections == 0 && !client->pars_done) {
+        gdouble loss = observed_loss (client, mss);
+        client->wanted = mtcp_pars_connections (client->target_Bps * 8, rtt,
+            loss, mss, MTCP_PARS_PHI_RENO, MAX (c->min_connections, 1),
+            c->max_connections);
+        client->pars_done = TRUE;
+        g_snprintf (client->conn_reason, sizeof (client->conn_reason),
+            "ParS Eq. 19: %.0f bit/s, RTT %.0f ms, loss %.4f -> %u "
+            "connections", client->target_Bps * 8, rtt * 1e3, loss,
+            client->wanted);
+      }
+      break;
+    case MTCP_CONNECTION_CONTROL_CONGESTION:{
+      gint d = mtcp_adjust_conn_update (&client->conn_control,
+          mtcp_adjust_window_congestion_ratio (&client->window, rtt),
+          client->window.measured < 0 ? sample : client->window.measured,
+          client->target_Bps);
+      client->wanted = CLAMP ((gint) count_conns (client, FALSE) + d,
+          (gint) MAX (c->min_connections, 1), (gint) c->max_connections);
+      g_strlcpy (client->conn_reason, client->conn_control.reason,
+          sizeof (client->conn_reason));
+      break;
+    }
+    case MTCP_CONNECTION_CONTROL_RTT:
+      if (mtcp_multfrc_add_rtt (&client->multfrc, rtt)) {
+        client->wanted = mtcp_multfrc_connections (&client->multfrc);
+        g_strlcpy (client->conn_reason, client->multfrc.reason,
+            sizeof (client->conn_reason));
+      }
+      break;
+  }
+  apply_connection_count (client);
+
+  ready = count_conns (client, TRUE);
+  if (c->window == MTCP_WINDOW_CONTROL_ADJUST && ready > 0) {
+    if (client->window.n != ready)
+      mtcp_adjust_window_set_connections (&client->window, ready);
+    mtcp_adjust_window_update (&client->window, sample, rtt, network_limited);
+    apply_windows (client);
+  } else if (c->window == MTCP_WINDOW_CONTROL_NONE) {
+    /* keep T_m measured for the stats and the connection controllers */
+    client->window.measured = client->window.measured < 0 ? sample :
+        c->smoothing * client->window.measured + (1 - c->smoothing) * sample;
+  }
+  GST_DEBUG ("control: T_m %.0f B/s (sample %.0f), T_d %.0f B/s, RTT %.1f ms, "
+      "%s, %u connections wanted; windows: %s; count: %s",
+      client->window.measured, sample, client->target_Bps, rtt * 1e3,
+      network_limited ? "network-limited" : "sender-limited", client->wanted,
+      client->window.reason, client->conn_reason);
 }
 
 /* ---- feedback and stats ---- */
@@ -612,6 +887,7 @@ build_stats (MtcpClient * client)
         "cwnd", G_TYPE_UINT, cc->report.snd_cwnd,
         "mss", G_TYPE_UINT, cc->report.snd_mss,
         "retransmits", G_TYPE_UINT, cc->report.total_retrans,
+        "window", G_TYPE_UINT, cc->window_bytes,
         NULL);
     if (cc->state == CONN_READY)
       ready++;
@@ -641,7 +917,15 @@ build_stats (MtcpClient * client)
       "reorder-bytes", G_TYPE_UINT64, rs.bytes,
       "n-connections", G_TYPE_UINT, ready,
       "connections-lost", G_TYPE_UINT64, client->connections_lost,
-      "protocol-errors", G_TYPE_UINT64, client->protocol_errors, NULL);
+      "protocol-errors", G_TYPE_UINT64, client->protocol_errors,
+      "target-bitrate", G_TYPE_UINT64, (guint64) (client->target_Bps * 8),
+      "measured-bitrate", G_TYPE_UINT64, (guint64) (client->control_started &&
+          client->window.measured > 0 ? client->window.measured * 8 : 0),
+      "wanted-connections", G_TYPE_UINT, client->wanted,
+      "window-sum", G_TYPE_UINT, client->control_started ?
+      mtcp_adjust_window_sum (&client->window) : 0,
+      "window-decision", G_TYPE_STRING, client->window.reason,
+      "connection-decision", G_TYPE_STRING, client->conn_reason, NULL);
   gst_structure_take_value (s, "connections", &conns);
   return s;
 }
@@ -678,6 +962,7 @@ on_tick (gpointer data)
     client->rate_bytes_mark = client->bytes_received;
     client->rate_since_us = now;
   }
+  controller_tick (client, now);
   if (client->config.timeout_s > 0 && client->last_data_us > 0 &&
       now - client->last_data_us >
       (gint64) client->config.timeout_s * G_USEC_PER_SEC) {

@@ -16,10 +16,40 @@ G_BEGIN_DECLS
 
 typedef struct _MtcpClient MtcpClient;
 
+typedef enum {
+  MTCP_WINDOW_CONTROL_NONE,     /* the kernel's own receive windows */
+  MTCP_WINDOW_CONTROL_ADJUST,   /* MultiTCP AdjustWindowSize */
+} MtcpWindowControl;
+
+typedef enum {
+  MTCP_CONNECTION_CONTROL_FIXED,        /* `connections` (0: ParS's model) */
+  MTCP_CONNECTION_CONTROL_CONGESTION,   /* MultiTCP AdjustNumConnections */
+  MTCP_CONNECTION_CONTROL_RTT,          /* MULTFRC's IIAD on RTT */
+} MtcpConnectionControl;
+
+/* Receiver-driven control: what to aim at and how (see mtcpadjustwindow.h,
+ * mtcpadjustconn.h, mtcpmultfrc.h, mtcppars.h). */
+typedef struct {
+  MtcpWindowControl window;
+  MtcpConnectionControl connections;
+  guint64 target_bitrate;       /* bit/s; 0 = the stream's bitrate x headroom */
+  gdouble headroom;
+  guint sampling_interval_ms;   /* delta; 0 = 6 RTT */
+  gdouble smoothing;            /* alpha */
+  gdouble guard;                /* lambda, bytes/s */
+  gdouble spike_factor;         /* f */
+  gdouble conn_beta;            /* MultiTCP beta */
+  gdouble congestion_factor;    /* MultiTCP cf */
+  gdouble iiad_alpha, iiad_beta, iiad_gamma;
+  guint iiad_reports;           /* m */
+  guint min_connections, max_connections;
+} MtcpControlConfig;
+
 typedef struct {
   gchar *host;
   guint port;
-  guint connections;
+  guint connections;            /* 0 = from ParS's model once RTT and loss are known */
+  MtcpControlConfig control;
   GstClockTime latency;         /* playback deadline after the mapped time */
   guint timeout_s;              /* connect and idle timeout, 0 = none */
   guint32 max_frame;
@@ -68,6 +98,9 @@ MtcpPopResult mtcp_client_pop (MtcpClient * client, MtcpItem * item,
 void mtcp_client_set_flushing (MtcpClient * client, gboolean flushing);
 
 GstStructure *mtcp_client_get_stats (MtcpClient * client);
+/* Change the count while running (fixed connection control): connections
+ * open and join the session, or retire without losing what they hold. */
+void mtcp_client_set_connections (MtcpClient * client, guint connections);
 const gchar *mtcp_client_get_session_id (MtcpClient * client);
 
 GstClockTime mtcp_client_now (void);

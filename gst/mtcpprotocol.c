@@ -91,6 +91,8 @@ mtcp_frame_type_name (guint8 type)
       return "REPORT";
     case MTCP_FRAME_FEEDBACK:
       return "FEEDBACK";
+    case MTCP_FRAME_RETIRE:
+      return "RETIRE";
     default:
       return "unknown";
   }
@@ -281,6 +283,7 @@ is_control_type (guint8 type)
     case MTCP_FRAME_SKIP:
     case MTCP_FRAME_REPORT:
     case MTCP_FRAME_FEEDBACK:
+    case MTCP_FRAME_RETIRE:
       return TRUE;
     default:
       return FALSE;

@@ -32,6 +32,8 @@ typedef enum {
   MTCP_FRAME_SKIP = 0x13,       /* sink -> receiver: a range that will never come */
   MTCP_FRAME_REPORT = 0x20,     /* sink -> receiver: connection and stream state */
   MTCP_FRAME_FEEDBACK = 0x21,   /* receiver -> sink: progress and buffer level */
+  MTCP_FRAME_RETIRE = 0x22,     /* receiver -> sink: give this connection no
+                                 * more frames, close it once it sent them */
 } MtcpFrameType;
 
 /* HELLO flags */

@@ -24,13 +24,15 @@ typedef struct {
   guint32 echo_rtt_us;          /* from REPORT echoes */
   MtcpTcpInfo info;
   gchar *congestion;
+  gboolean retiring;            /* in sess->retiring: sends what it holds, then closes */
 } ServerConn;
 
 struct _ServerSession {
   guint8 id[MTCP_SESSION_ID_SIZE];
   gchar *id_str;
   MtcpQueueSession *qs;
-  GPtrArray *conns;             /* ServerConn*, not owned */
+  GPtrArray *conns;             /* ServerConn* the schedulers use, not owned */
+  GPtrArray *retiring;          /* ServerConn* the receiver retired, not owned */
   guint rr_next;
   guint32 next_conn_id;
   gint64 created_us;
@@ -145,6 +147,7 @@ session_new (MtcpServer * server)
   sess->id_str = mtcp_session_id_to_string (sess->id);
   sess->qs = mtcp_send_queue_add_session (server->queue);
   sess->conns = g_ptr_array_new ();
+  sess->retiring = g_ptr_array_new ();
   sess->created_us = g_get_monotonic_time ();
   sess->acked = MTCP_TIME_NONE;
   server->sessions = g_list_append (server->sessions, sess);
@@ -159,6 +162,7 @@ session_free (MtcpServer * server, ServerSession * sess)
   server->sessions = g_list_remove (server->sessions, sess);
   mtcp_send_queue_remove_session (server->queue, sess->qs);
   g_ptr_array_unref (sess->conns);
+  g_ptr_array_unref (sess->retiring);
   g_free (sess->id_str);
   g_free (sess);
 }
@@ -371,8 +375,9 @@ server_close_conn (MtcpServer * server, ServerConn * sc, const gchar * why)
   sc->conn = NULL;
   sc->session = NULL;
   if (sess) {
-    g_ptr_array_remove (sess->conns, sc);
-    if (sess->conns->len == 0)
+    if (!g_ptr_array_remove (sess->conns, sc))
+      g_ptr_array_remove (sess->retiring, sc);
+    if (sess->conns->len == 0 && sess->retiring->len == 0)
       sess->ended = TRUE;
   }
   server->closed = g_list_prepend (server->closed, sc);
@@ -519,6 +524,32 @@ handle_feedback (MtcpServer * server, ServerConn * sc, const guint8 * body,
         fb.echo_delay_us;
 }
 
+/* The receiver wants one connection fewer: no new frames for it, and it
+ * closes once what it holds is written, so nothing is lost. Returns FALSE
+ * if it was closed at once. */
+static gboolean
+retire_conn (MtcpServer * server, ServerConn * sc)
+{
+  ServerSession *sess = sc->session;
+  MtcpIoResult r;
+
+  if (sc->retiring)
+    return TRUE;
+  sc->retiring = TRUE;
+  g_ptr_array_remove (sess->conns, sc);
+  g_ptr_array_add (sess->retiring, sc);
+  GST_INFO ("connection %u of session %s retires (%" G_GSIZE_FORMAT
+      " bytes to send first, %u connections left)", sc->id, sess->id_str,
+      sc->conn->out_bytes, sess->conns->len);
+  if (!conn_flush (server, sc, &r))
+    return FALSE;
+  if (r == MTCP_IO_DONE) {
+    server_close_conn (server, sc, "retired by the receiver");
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* Returns FALSE if the connection was closed. */
 static gboolean
 handle_frames (MtcpServer * server, ServerConn * sc)
@@ -554,6 +585,10 @@ handle_frames (MtcpServer * server, ServerConn * sc)
     switch (hdr.type) {
       case MTCP_FRAME_FEEDBACK:
         handle_feedback (server, sc, body, hdr.length);
+        break;
+      case MTCP_FRAME_RETIRE:
+        if (!retire_conn (server, sc))
+          return FALSE;
         break;
       case MTCP_FRAME_HELLO:
       case MTCP_FRAME_CAPS:
@@ -597,8 +632,13 @@ on_conn_event (MtcpConnection * conn, GIOCondition cond, gpointer user_data)
     }
   }
   sess = sc->session;
-  if (sess && (cond & G_IO_OUT))
+  if (sess && sc->retiring && (cond & G_IO_OUT)) {
+    MtcpIoResult r;
+    if (conn_flush (server, sc, &r) && r == MTCP_IO_DONE)
+      server_close_conn (server, sc, "retired by the receiver");
+  } else if (sess && (cond & G_IO_OUT)) {
     pump_session (server, sess);
+  }
 done:
   reap (server);
   g_mutex_unlock (&server->lock);
@@ -691,7 +731,8 @@ on_tick (gpointer data)
       }
       continue;
     }
-    send_report (server, sc, now);
+    if (!sc->retiring)
+      send_report (server, sc, now);
   }
   pump_all (server);
   reap (server);

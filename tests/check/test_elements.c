@@ -763,6 +763,54 @@ GST_START_TEST (test_state_cycles)
 
 GST_END_TEST;
 
+/* Connections come and go while the stream runs: nothing is lost or late. */
+GST_START_TEST (test_connection_count_change_loses_nothing)
+{
+  Sender *s = sender_new (NULL);
+  Receiver *r = receiver_new (sender_port (s), 5, 5000);
+  guint counts[] = { 5, 2, 6, 1, 3 };
+  guint phase, i, next = 0;
+
+  wait_for_connections (s->sink, 5);
+  for (phase = 0; phase < G_N_ELEMENTS (counts); phase++) {
+    if (phase > 0) {
+      g_object_set (r->src, "connections", counts[phase], NULL);
+      wait_for_connections (s->sink, counts[phase]);
+    }
+    /* 100 buffers of 20 kB per phase, some of them in flight during the change */
+    for (i = 0; i < 100; i++) {
+      GstBuffer *buf = gst_buffer_new_allocate (NULL, 20000, NULL);
+      gst_buffer_memset (buf, 0, (guint8) (next & 0xff), 20000);
+      GST_BUFFER_PTS (buf) = next * 10 * GST_MSECOND;
+      if (next % 50 != 0)
+        GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DELTA_UNIT);
+      gst_app_src_push_buffer (GST_APP_SRC (s->appsrc), buf);
+      next++;
+      if (i == 50 && phase + 1 < G_N_ELEMENTS (counts))
+        g_object_set (r->src, "connections", counts[phase + 1], NULL);
+    }
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (s->appsrc));
+  for (i = 0; i < next; i++) {
+    GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK
+        (r->appsink), WAIT_TIMEOUT);
+    guint8 tag;
+    fail_unless (sample != NULL, "buffer %u missing", i);
+    gst_buffer_extract (gst_sample_get_buffer (sample), 0, &tag, 1);
+    fail_unless_equals_int (tag, (guint8) (i & 0xff));
+    gst_sample_unref (sample);
+  }
+  fail_unless (gst_app_sink_try_pull_sample (GST_APP_SINK (r->appsink),
+          WAIT_TIMEOUT) == NULL);
+  fail_unless_equals_uint64 (stats_uint64 (r->src, "buffers-late"), 0);
+  fail_unless_equals_uint64 (stats_uint64 (r->src, "buffers-skipped"), 0);
+  fail_unless_equals_uint64 (stats_uint64 (r->src, "connections-lost"), 0);
+  receiver_free (r);
+  sender_free (s);
+}
+
+GST_END_TEST;
+
 /* ---- real encoded video ---- */
 
 static guint
@@ -896,6 +944,7 @@ elements_suite (void)
   tcase_add_test (tc, test_stalled_receiver_memory_bounded);
   tcase_add_test (tc, test_late_joiner_starts_at_keyframe_with_headers);
   tcase_add_test (tc, test_state_cycles);
+  tcase_add_test (tc, test_connection_count_change_loses_nothing);
   tcase_add_test (tc, test_h264_every_frame_decoded);
   tcase_add_test (tc, test_mpegts_every_frame_decoded);
   tcase_add_test (tc, test_matroska_every_frame_decoded);
