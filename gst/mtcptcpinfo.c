@@ -108,6 +108,15 @@ gboolean
 mtcp_tcp_set_window_clamp (GSocket * socket, guint32 bytes)
 {
 #if defined(__linux__) && defined(TCP_WINDOW_CLAMP)
+  int fd = g_socket_get_fd (socket);
+  int buf = bytes;
+
+  /* On an established socket the clamp alone does not shrink what the
+   * kernel advertises (measured on 6.x with tcp_shrink_window=0): bound the
+   * receive buffer too (the kernel doubles it for overhead). FORCE passes
+   * rmem_max when we may. */
+  if (setsockopt (fd, SOL_SOCKET, SO_RCVBUFFORCE, &buf, sizeof (buf)) != 0)
+    setsockopt (fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof (buf));
   return g_socket_set_option (socket, IPPROTO_TCP, TCP_WINDOW_CLAMP, bytes,
       NULL);
 #else
