@@ -101,7 +101,7 @@ struct _MtcpClient {
   guint wanted;                 /* connections the controller wants */
   gint64 interval_start_us;
   guint64 interval_bytes_mark;
-  gboolean interval_backlog;    /* the sink had data queued for us */
+  guint64 interval_backlog;     /* most bytes the sink held back for us */
   gdouble target_Bps;
   gchar conn_reason[160];
 
@@ -306,6 +306,24 @@ handle_caps (MtcpClient * client, ClientConn * cc, const guint8 * body,
   return TRUE;
 }
 
+/* What the sink holds for this session and has not sent yet: its queue
+ * plus every connection's unsent bytes. */
+static void
+note_sender_backlog (MtcpClient * client)
+{
+  GList *l;
+  guint64 queued = 0, unsent = 0;
+
+  for (l = client->conns; l; l = l->next) {
+    ClientConn *cc = l->data;
+    if (!cc->report_us)
+      continue;
+    queued = MAX (queued, cc->report.backlog_bytes);
+    unsent += cc->report.unsent_bytes;
+  }
+  client->interval_backlog = MAX (client->interval_backlog, queued + unsent);
+}
+
 static gboolean
 handle_data_frame (MtcpClient * client, ClientConn * cc,
     const MtcpFrameHeader * hdr, const guint8 * body, GstClockTime now,
@@ -342,8 +360,7 @@ handle_data_frame (MtcpClient * client, ClientConn * cc,
       if (!mtcp_parse_report (body, hdr->length, &cc->report, err))
         return FALSE;
       cc->report_us = g_get_monotonic_time ();
-      if (cc->report.backlog_bytes > 0)
-        client->interval_backlog = TRUE;
+      note_sender_backlog (client);
       return TRUE;
     case MTCP_FRAME_REFUSE:{
       MtcpRefuse refuse;
@@ -762,9 +779,10 @@ controller_tick (MtcpClient * client, gint64 now)
   sample = (client->bytes_received - client->interval_bytes_mark) / elapsed;
   client->interval_start_us = now;
   client->interval_bytes_mark = client->bytes_received;
-  network_limited = client->interval_backlog;
-  client->interval_backlog = FALSE;
   client->target_Bps = target_rate (client);
+  /* more than 50 ms of stream waiting at the sender: the path is the limit */
+  network_limited = client->interval_backlog > client->target_Bps * 0.05;
+  client->interval_backlog = 0;
   if (client->target_Bps <= 0)
     return;                     /* the sink has not measured the stream yet */
   ready = count_conns (client, TRUE);

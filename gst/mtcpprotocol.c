@@ -248,6 +248,7 @@ mtcp_write_report (guint8 * out, gsize out_size, const MtcpReport * r)
   put_u32 (b + 40, r->total_retrans);
   put_u32 (b + 44, r->lost);
   put_u64 (b + 48, r->bytes_acked);
+  put_u64 (b + 56, r->unsent_bytes);
   return MTCP_REPORT_FRAME_SIZE;
 }
 
@@ -487,6 +488,7 @@ mtcp_parse_report (const guint8 * body, gsize size, MtcpReport * r,
   r->total_retrans = get_u32 (body + 40);
   r->lost = get_u32 (body + 44);
   r->bytes_acked = get_u64 (body + 48);
+  r->unsent_bytes = get_u64 (body + 56);
   return TRUE;
 }
 

@@ -113,8 +113,9 @@ typedef struct {
   guint32 total_retrans;
   guint32 lost;
   guint64 bytes_acked;
+  guint64 unsent_bytes;         /* this connection's, in user space and kernel */
 } MtcpReport;
-#define MTCP_REPORT_SIZE 56
+#define MTCP_REPORT_SIZE 64
 
 typedef struct {
   guint64 highest_in_order;     /* highest seq received with no gap before it, or MTCP_TIME_NONE */

@@ -699,6 +699,7 @@ send_report (MtcpServer * server, ServerConn * sc, gint64 now)
   rep.total_retrans = sc->info.total_retrans;
   rep.lost = sc->info.lost;
   rep.bytes_acked = sc->info.bytes_acked;
+  rep.unsent_bytes = sc->conn->out_bytes + sc->info.notsent_bytes;
   mtcp_connection_queue (sc->conn, mtcp_out_frame_new_report (&rep));
 }
 

@@ -142,7 +142,7 @@ GST_START_TEST (test_control_frames_roundtrip)
   gchar *err = NULL, *caps = NULL;
   guint64 seq;
   MtcpSkip skip = { 5, 9 }, skip_back;
-  MtcpReport rep = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 }, rep_back;
+  MtcpReport rep = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 }, rep_back;
   MtcpFeedback fb = { 11, 12, 13, 14, 15, 16, 0 }, fb_back;
   MtcpWelcome w = { {0}, 77, 1 << 20 }, w_back;
   MtcpRefuse refuse;
