@@ -33,6 +33,7 @@ GST_DEBUG_CATEGORY_STATIC (multitcpsink_debug);
 #define DEFAULT_MAX_CONNECTIONS 64
 #define DEFAULT_HANDSHAKE_TIMEOUT 5000
 #define DEFAULT_MAX_FRAME_SIZE MTCP_MAX_FRAME_DEFAULT
+#define DEFAULT_SESSION_TIMEOUT 10000
 #define REPORT_INTERVAL_MS 200
 #define EOS_DRAIN_TIMEOUT (10 * G_USEC_PER_SEC)
 
@@ -51,6 +52,7 @@ enum {
   PROP_HANDSHAKE_TIMEOUT,
   PROP_MAX_FRAME_SIZE,
   PROP_STATS,
+  PROP_SESSION_TIMEOUT,
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -92,6 +94,7 @@ gst_multi_tcp_sink_init (GstMultiTcpSink * self)
   self->max_connections = DEFAULT_MAX_CONNECTIONS;
   self->handshake_timeout = DEFAULT_HANDSHAKE_TIMEOUT;
   self->max_frame_size = DEFAULT_MAX_FRAME_SIZE;
+  self->session_timeout = DEFAULT_SESSION_TIMEOUT;
   self->upstream_live = -1;
 }
 
@@ -164,6 +167,9 @@ gst_multi_tcp_sink_set_property (GObject * object, guint prop_id,
     case PROP_MAX_FRAME_SIZE:
       self->max_frame_size = g_value_get_uint (value);
       break;
+    case PROP_SESSION_TIMEOUT:
+      self->session_timeout = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -235,6 +241,9 @@ gst_multi_tcp_sink_get_property (GObject * object, guint prop_id,
     case PROP_MAX_FRAME_SIZE:
       g_value_set_uint (value, self->max_frame_size);
       break;
+    case PROP_SESSION_TIMEOUT:
+      g_value_set_uint (value, self->session_timeout);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -278,6 +287,7 @@ gst_multi_tcp_sink_start (GstBaseSink * bsink)
   config.max_connections = self->max_connections;
   config.handshake_timeout_ms = self->handshake_timeout;
   config.report_interval_ms = REPORT_INTERVAL_MS;
+  config.session_timeout_ms = self->session_timeout;
   GST_OBJECT_UNLOCK (self);
 
   server = mtcp_server_new (&config, on_server_warning, self);
@@ -471,6 +481,12 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
       g_param_spec_uint ("max-frame-size", "Max frame size",
           "Largest frame body accepted from a peer, in bytes", 1024,
           MTCP_MAX_FRAME_LIMIT, DEFAULT_MAX_FRAME_SIZE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_SESSION_TIMEOUT,
+      g_param_spec_uint ("session-timeout", "Session timeout",
+          "Milliseconds a session whose connections all dropped is kept, so "
+          "that its receiver can reconnect and resume where it was (0 = end "
+          "it at once)", 0, G_MAXINT, DEFAULT_SESSION_TIMEOUT,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",

@@ -27,6 +27,7 @@ struct _GstMultiTcpSink {
   guint max_connections;
   guint handshake_timeout;
   guint max_frame_size;
+  guint session_timeout;
 
   MtcpServer *server;
   guint current_port;

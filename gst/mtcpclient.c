@@ -886,7 +886,7 @@ build_stats (MtcpClient * client)
   GValue conns = G_VALUE_INIT;
   GstStructure *s;
   GList *l;
-  guint ready = 0;
+  guint ready = 0, mss;
   guint64 stream_bitrate = 0;
   gdouble late_fraction;
 
@@ -940,6 +940,7 @@ build_stats (MtcpClient * client)
       "measured-bitrate", G_TYPE_UINT64, (guint64) (client->control_started &&
           client->window.measured > 0 ? client->window.measured * 8 : 0),
       "wanted-connections", G_TYPE_UINT, client->wanted,
+      "rtt", G_TYPE_UINT, (guint) (mean_rtt (client, &mss) * 1e6),
       "window-sum", G_TYPE_UINT, client->control_started ?
       mtcp_adjust_window_sum (&client->window) : 0,
       "window-decision", G_TYPE_STRING, client->window.reason,
@@ -1002,6 +1003,13 @@ on_tick (gpointer data)
 }
 
 /* ---- lifecycle ---- */
+
+static gboolean
+quit_loop (gpointer loop)
+{
+  g_main_loop_quit (loop);
+  return G_SOURCE_REMOVE;
+}
 
 static gpointer
 client_thread (gpointer data)
@@ -1141,7 +1149,14 @@ mtcp_client_stop (MtcpClient * client)
   g_cond_broadcast (&client->cond);
   g_mutex_unlock (&client->lock);
 
-  g_main_loop_quit (client->loop);
+  /* through the loop itself: a quit before the thread reached
+   * g_main_loop_run () would be forgotten */
+  {
+    GSource *quit = g_idle_source_new ();
+    g_source_set_callback (quit, quit_loop, client->loop, NULL);
+    g_source_attach (quit, client->context);
+    g_source_unref (quit);
+  }
   g_thread_join (client->thread);
   client->thread = NULL;
   while (client->conns)

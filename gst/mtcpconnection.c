@@ -236,6 +236,7 @@ mtcp_connection_free (MtcpConnection * conn)
     return;
   mtcp_connection_detach (conn);
   g_queue_clear_full (&conn->out, (GDestroyNotify) mtcp_out_frame_free);
+  g_queue_clear_full (&conn->sent, (GDestroyNotify) mtcp_out_frame_free);
   /* unread input makes close () send a reset, which can destroy data still
    * on its way to the peer: read what is there first */
   {
@@ -338,9 +339,47 @@ mtcp_connection_flush (MtcpConnection * conn, GError ** error)
     GST_LOG ("%s: sent %s frame seq %" G_GUINT64_FORMAT " (%" G_GSIZE_FORMAT
         " bytes)", conn->peer, mtcp_frame_type_name (frame->type), frame->seq,
         total);
-    mtcp_out_frame_free (frame);
+    if (conn->keep_sent && mtcp_frame_is_sequenced (frame->type))
+      g_queue_push_tail (&conn->sent, frame);
+    else
+      mtcp_out_frame_free (frame);
   }
   return MTCP_IO_DONE;
+}
+
+gboolean
+mtcp_frame_is_sequenced (guint8 type)
+{
+  return type == MTCP_FRAME_BUFFER || type == MTCP_FRAME_CAPS ||
+      type == MTCP_FRAME_EOS || type == MTCP_FRAME_SKIP;
+}
+
+void
+mtcp_connection_ack (MtcpConnection * conn, guint64 seq)
+{
+  MtcpOutFrame *f;
+
+  while ((f = g_queue_peek_head (&conn->sent)) && f->seq <= seq)
+    mtcp_out_frame_free (g_queue_pop_head (&conn->sent));
+}
+
+GList *
+mtcp_connection_take_unacked (MtcpConnection * conn)
+{
+  GList *frames = NULL;
+  MtcpOutFrame *f;
+
+  while ((f = g_queue_pop_head (&conn->sent)))
+    frames = g_list_prepend (frames, f);
+  while ((f = g_queue_pop_head (&conn->out))) {
+    if (mtcp_frame_is_sequenced (f->type))
+      frames = g_list_prepend (frames, f);
+    else
+      mtcp_out_frame_free (f);
+  }
+  conn->out_offset = 0;
+  conn->out_bytes = 0;
+  return g_list_reverse (frames);
 }
 
 /* ---- input ---- */

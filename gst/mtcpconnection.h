@@ -19,6 +19,7 @@ typedef struct {
   guint8 *head;                 /* points at head_inline or an allocation */
   gsize head_size;
   GstBuffer *payload;           /* owned ref, may be NULL */
+  gboolean resend;              /* handed out before, on a connection that died */
   guint8 head_inline[MTCP_REPORT_FRAME_SIZE > MTCP_BUFFER_HEAD_SIZE ?
       MTCP_REPORT_FRAME_SIZE : MTCP_BUFFER_HEAD_SIZE];
 } MtcpOutFrame;
@@ -51,6 +52,8 @@ struct _MtcpConnection {
   GQueue out;                   /* MtcpOutFrame, head of queue being written */
   gsize out_offset;             /* bytes of the head frame already written */
   gsize out_bytes;              /* bytes queued and not yet written */
+  gboolean keep_sent;           /* keep written sequenced frames in `sent` */
+  GQueue sent;                  /* MtcpOutFrame written, not yet acknowledged */
 
   GSource *source;
   gpointer fd_tag;
@@ -75,6 +78,12 @@ void mtcp_connection_want_write (MtcpConnection * conn, gboolean want);
 
 /* Takes ownership of @frame. */
 void mtcp_connection_queue (MtcpConnection * conn, MtcpOutFrame * frame);
+/* Drop kept frames up to and including @seq: the peer has them. */
+void mtcp_connection_ack (MtcpConnection * conn, guint64 seq);
+/* Sequenced frames this connection was given and the peer has not
+ * acknowledged (sent or not), oldest first; the connection keeps none. */
+GList *mtcp_connection_take_unacked (MtcpConnection * conn);
+
 /* Write what is queued until done or the socket would block. */
 MtcpIoResult mtcp_connection_flush (MtcpConnection * conn, GError ** error);
 /* No queued output and the kernel will take more (honours NOTSENT_LOWAT). */
@@ -92,6 +101,9 @@ gboolean mtcp_connection_send_all_blocking (MtcpConnection * conn,
 gboolean mtcp_connection_read_frame_blocking (MtcpConnection * conn,
     MtcpFrameHeader * hdr, const guint8 ** body, GCancellable * cancellable,
     GError ** error);
+
+/* BUFFER, CAPS, EOS and SKIP: what the receiver orders by sequence number */
+gboolean mtcp_frame_is_sequenced (guint8 type);
 
 /* Buffer flags between GstBufferFlags and the wire's MtcpBufferFlags. */
 guint32 mtcp_buffer_flags_to_wire (GstBufferFlags flags);

@@ -4,6 +4,10 @@
 
 #include "mtcpreorder.h"
 
+#include <string.h>
+
+#define HISTORY 65536
+
 GST_DEBUG_CATEGORY_STATIC (mtcp_reorder_debug);
 #define GST_CAT_DEFAULT mtcp_reorder_debug
 
@@ -37,6 +41,9 @@ struct _MtcpReorder
   gsize head;                   /* index of the slot for next_seq */
 
   guint64 next_seq;
+  /* which of the last HISTORY seqs below next_seq were released (1) or
+   * skipped (0): a resent copy of a released one is a duplicate, not late */
+  guint8 released[HISTORY / 8];
   guint64 lowest_held;          /* valid when depth > 0 */
   guint64 run;                  /* held items contiguous from next_seq */
   gboolean discont_pending;     /* seqs skipped since the last release */
@@ -119,6 +126,7 @@ mtcp_reorder_reset (MtcpReorder * reorder, guint64 next_seq)
   g_array_set_size (reorder->ranges, 0);
   reorder->head = 0;
   reorder->next_seq = next_seq;
+  memset (reorder->released, 0, sizeof (reorder->released));
   reorder->discont_pending = FALSE;
 }
 
@@ -142,6 +150,25 @@ grow (MtcpReorder * reorder, guint64 offset)
   reorder->head = 0;
 }
 
+static inline void
+mark_history (MtcpReorder * reorder, guint64 seq, gboolean released)
+{
+  guint64 bit = seq % HISTORY;
+  if (released)
+    reorder->released[bit / 8] |= 1 << (bit % 8);
+  else
+    reorder->released[bit / 8] &= ~(1 << (bit % 8));
+}
+
+static inline gboolean
+was_released (MtcpReorder * reorder, guint64 seq)
+{
+  guint64 bit = seq % HISTORY;
+  if (reorder->next_seq - seq > HISTORY)
+    return FALSE;
+  return (reorder->released[bit / 8] >> (bit % 8)) & 1;
+}
+
 MtcpReorderPushResult
 mtcp_reorder_push (MtcpReorder * reorder, guint64 seq, GstClockTime deadline,
     GstClockTime now, gsize size, gpointer item)
@@ -153,8 +180,12 @@ mtcp_reorder_push (MtcpReorder * reorder, guint64 seq, GstClockTime deadline,
   /* NULL is pop's "nothing to release" */
   g_return_val_if_fail (item != NULL, MTCP_REORDER_TOO_FAR);
 
+  if (seq < reorder->next_seq && was_released (reorder, seq)) {
+    reorder->stats.duplicates++;
+    return MTCP_REORDER_DUPLICATE;
+  }
   if (seq < reorder->next_seq) {
-    GST_LOG ("seq %" G_GUINT64_FORMAT " late: slot already released "
+    GST_LOG ("seq %" G_GUINT64_FORMAT " late: slot already given up "
         "(next %" G_GUINT64_FORMAT ")", seq, reorder->next_seq);
     reorder->stats.late++;
     return MTCP_REORDER_LATE;
@@ -248,6 +279,10 @@ mtcp_reorder_skip_range (MtcpReorder * reorder, guint64 first, guint64 end)
 static void
 advance (MtcpReorder * reorder, guint64 count)
 {
+  guint64 i;
+
+  for (i = 0; i < MIN (count, HISTORY); i++)
+    mark_history (reorder, reorder->next_seq + count - 1 - i, FALSE);
   reorder->head = (reorder->head + count) & (reorder->capacity - 1);
   reorder->next_seq += count;
   reorder->discont_pending = TRUE;
@@ -306,6 +341,7 @@ mtcp_reorder_pop (MtcpReorder * reorder, GstClockTime now, guint64 * seq,
         *discont = reorder->discont_pending;
       reorder->discont_pending = FALSE;
       reorder->head = (reorder->head + 1) & (reorder->capacity - 1);
+      mark_history (reorder, reorder->next_seq, TRUE);
       reorder->next_seq++;
       find_lowest_held (reorder);
       return item;

@@ -447,7 +447,7 @@ count_drop (MtcpQueueSession * s, Entry * e)
 static void
 count_sent (MtcpQueueSession * s, MtcpOutFrame * f)
 {
-  if (f->type == MTCP_FRAME_BUFFER) {
+  if (f->type == MTCP_FRAME_BUFFER && !f->resend) {
     s->stats.buffers_sent++;
     s->stats.bytes_sent += gst_buffer_get_size (f->payload);
   }
@@ -556,6 +556,29 @@ mtcp_send_queue_take_lane (MtcpSendQueue * q, MtcpQueueSession * s,
   if (index == s->cursor || s->cursor >= end)
     trim (q);
   return f;
+}
+
+static gint
+compare_seq (gconstpointer a, gconstpointer b, gpointer user_data)
+{
+  const MtcpOutFrame *fa = a, *fb = b;
+  return fa->seq < fb->seq ? -1 : fa->seq > fb->seq ? 1 : 0;
+}
+
+void
+mtcp_send_queue_requeue (MtcpSendQueue * q, MtcpQueueSession * s,
+    GList * frames)
+{
+  GList *l;
+
+  for (l = frames; l; l = l->next) {
+    MtcpOutFrame *f = l->data;
+    f->resend = TRUE;
+    s->stats.frames_resent++;
+    g_queue_insert_sorted (&s->pending, f, compare_seq, NULL);
+  }
+  GST_DEBUG ("session %p: %u frames to send again", s, g_list_length (frames));
+  g_list_free (frames);
 }
 
 gboolean

@@ -39,6 +39,7 @@ typedef struct {
   guint64 buffers_dropped;      /* skipped because the session fell behind */
   guint64 bytes_dropped;
   guint64 skips;                /* times it jumped to a keyframe */
+  guint64 frames_resent;        /* given again after their connection died */
   guint64 backlog_buffers;      /* entries not yet handed out */
   guint64 backlog_bytes;
   GstClockTime backlog_time;
@@ -83,6 +84,10 @@ MtcpOutFrame *mtcp_send_queue_take_lane (MtcpSendQueue * queue,
     MtcpQueueSession * session, guint lane, guint n_lanes);
 gboolean mtcp_send_queue_has_pending (MtcpSendQueue * queue,
     MtcpQueueSession * session);
+/* Frames a dead connection held unacknowledged: they go out again first, in
+ * sequence order. Takes the list and the frames. */
+void mtcp_send_queue_requeue (MtcpSendQueue * queue,
+    MtcpQueueSession * session, GList * frames);
 
 void mtcp_send_queue_session_stats (MtcpSendQueue * queue,
     MtcpQueueSession * session, MtcpQueueSessionStats * stats);

@@ -37,6 +37,8 @@ struct _ServerSession {
   guint32 next_conn_id;
   gint64 created_us;
   gboolean ended;               /* no connection left: freed by reap () */
+  gint64 orphaned_us;           /* when its last connection went, 0 = has some */
+  gboolean requeued;            /* frames to send again: pump at the end */
   gboolean eos_sent;
   guint64 eos_seq;
   guint64 acked;                /* highest in-order seq the receiver has, or NONE */
@@ -371,14 +373,45 @@ server_close_conn (MtcpServer * server, ServerConn * sc, const gchar * why)
       " bytes unsent)", sc->id, sc->conn->peer, sess ? sess->id_str : "none",
       why, unsent);
   server->conns = g_list_remove (server->conns, sc);
+  /* a retired connection that wrote everything closes with a FIN: what it
+   * sent still arrives */
+  if (sess && !(sc->retiring && mtcp_connection_is_idle (sc->conn))) {
+    /* what it held and the receiver has not acknowledged goes out again on
+     * the others: the receiver drops duplicates by sequence number */
+    GList *frames = mtcp_connection_take_unacked (sc->conn), *l, *keep = NULL;
+    for (l = frames; l; l = l->next) {
+      MtcpOutFrame *f = l->data;
+      if (sess->acked != MTCP_TIME_NONE && f->seq <= sess->acked &&
+          f->type != MTCP_FRAME_SKIP)
+        mtcp_out_frame_free (f);
+      else
+        keep = g_list_prepend (keep, f);
+    }
+    g_list_free (frames);
+    if (keep) {
+      GST_INFO ("session %s: %u unacknowledged frames of connection %u go "
+          "out again", sess->id_str, g_list_length (keep), sc->id);
+      mtcp_send_queue_requeue (server->queue, sess->qs, g_list_reverse (keep));
+      sess->requeued = TRUE;
+    }
+  }
   mtcp_connection_free (sc->conn);
   sc->conn = NULL;
   sc->session = NULL;
   if (sess) {
     if (!g_ptr_array_remove (sess->conns, sc))
       g_ptr_array_remove (sess->retiring, sc);
-    if (sess->conns->len == 0 && sess->retiring->len == 0)
-      sess->ended = TRUE;
+    if (sess->conns->len == 0 && sess->retiring->len == 0) {
+      if (server->running && !server->flushing &&
+          server->config.session_timeout_ms > 0) {
+        /* an outage: the receiver may come back and resume where it was */
+        sess->orphaned_us = g_get_monotonic_time ();
+        GST_INFO ("session %s has no connection left: kept for %u ms",
+            sess->id_str, server->config.session_timeout_ms);
+      } else {
+        sess->ended = TRUE;
+      }
+    }
   }
   server->closed = g_list_prepend (server->closed, sc);
   g_cond_broadcast (&server->cond);
@@ -389,6 +422,13 @@ reap (MtcpServer * server)
 {
   GList *l, *next;
 
+  for (l = server->sessions; l; l = l->next) {
+    ServerSession *sess = l->data;
+    if (sess->requeued && !sess->ended && sess->conns->len > 0) {
+      sess->requeued = FALSE;
+      pump_session (server, sess);
+    }
+  }
   while (server->closed) {
     ServerConn *sc = server->closed->data;
     server->closed = g_list_delete_link (server->closed, server->closed);
@@ -485,6 +525,13 @@ handle_hello (MtcpServer * server, ServerConn * sc, const guint8 * body,
   sc->session = sess;
   sc->id = sess->next_conn_id++;
   g_ptr_array_add (sess->conns, sc);
+  sc->conn->keep_sent = TRUE;
+  if (sess->orphaned_us) {
+    GST_INFO ("session %s resumes after %" G_GINT64_FORMAT " ms without "
+        "connections", sess->id_str,
+        (g_get_monotonic_time () - sess->orphaned_us) / 1000);
+    sess->orphaned_us = 0;
+  }
   apply_socket_options (server, sc);
 
   memcpy (welcome.session_id, sess->id, MTCP_SESSION_ID_SIZE);
@@ -515,7 +562,16 @@ handle_feedback (MtcpServer * server, ServerConn * sc, const guint8 * body,
   if (fb.highest_in_order != MTCP_TIME_NONE &&
       (sc->session->acked == MTCP_TIME_NONE ||
           fb.highest_in_order > sc->session->acked)) {
-    sc->session->acked = fb.highest_in_order;
+    ServerSession *sess = sc->session;
+    guint i;
+    sess->acked = fb.highest_in_order;
+    /* the receiver has these: no connection needs to keep them */
+    for (i = 0; i < sess->conns->len; i++)
+      mtcp_connection_ack (((ServerConn *) g_ptr_array_index (sess->conns,
+                  i))->conn, sess->acked);
+    for (i = 0; i < sess->retiring->len; i++)
+      mtcp_connection_ack (((ServerConn *) g_ptr_array_index (sess->retiring,
+                  i))->conn, sess->acked);
     g_cond_broadcast (&server->cond);
   }
   if (fb.echo_sink_time_us > 0 && (guint64) sc->feedback_us >
@@ -735,6 +791,15 @@ on_tick (gpointer data)
     if (!sc->retiring)
       send_report (server, sc, now);
   }
+  for (l = server->sessions; l; l = l->next) {
+    ServerSession *sess = l->data;
+    if (sess->orphaned_us && now - sess->orphaned_us >
+        (gint64) server->config.session_timeout_ms * 1000) {
+      GST_INFO ("session %s: no connection for %u ms, it ends", sess->id_str,
+          server->config.session_timeout_ms);
+      sess->ended = TRUE;
+    }
+  }
   pump_all (server);
   reap (server);
   g_mutex_unlock (&server->lock);
@@ -742,6 +807,13 @@ on_tick (gpointer data)
 }
 
 /* ---- thread and lifecycle ---- */
+
+static gboolean
+quit_loop (gpointer loop)
+{
+  g_main_loop_quit (loop);
+  return G_SOURCE_REMOVE;
+}
 
 static gpointer
 server_thread (gpointer data)
@@ -777,6 +849,12 @@ resolve_bind_address (const gchar * host, guint port, GError ** error)
   saddr = g_inet_socket_address_new (addr, port);
   g_object_unref (addr);
   return saddr;
+}
+
+static void
+mark_ended (ServerSession * sess, gpointer unused)
+{
+  sess->ended = TRUE;
 }
 
 gboolean
@@ -839,13 +917,22 @@ mtcp_server_stop (MtcpServer * server)
   g_cond_broadcast (&server->cond);
   g_mutex_unlock (&server->lock);
 
-  g_main_loop_quit (server->loop);
+  /* through the loop itself: a quit before the thread reached
+   * g_main_loop_run () would be forgotten */
+  {
+    GSource *quit = g_idle_source_new ();
+    g_source_set_callback (quit, quit_loop, server->loop, NULL);
+    g_source_attach (quit, server->context);
+    g_source_unref (quit);
+  }
   g_thread_join (server->thread);
   server->thread = NULL;
 
   /* the I/O thread is gone: nothing else touches the state now */
+  server->running = FALSE;
   while (server->conns)
     server_close_conn (server, server->conns->data, "sink stopping");
+  g_list_foreach (server->sessions, (GFunc) mark_ended, NULL);
   reap (server);
   g_socket_close (server->listener, NULL);
   g_clear_object (&server->listener);
@@ -1043,6 +1130,8 @@ mtcp_server_get_stats (MtcpServer * server)
         "buffers-dropped", G_TYPE_UINT64, qst.buffers_dropped,
         "bytes-dropped", G_TYPE_UINT64, qst.bytes_dropped,
         "skips", G_TYPE_UINT64, qst.skips,
+        "frames-resent", G_TYPE_UINT64, qst.frames_resent,
+        "state", G_TYPE_STRING, sess->orphaned_us ? "waiting" : "active",
         "queue-buffers", G_TYPE_UINT64, qst.backlog_buffers,
         "queue-bytes", G_TYPE_UINT64, qst.backlog_bytes,
         "queue-time", G_TYPE_UINT64, qst.backlog_time,

@@ -26,6 +26,7 @@ typedef struct {
   guint max_connections;        /* per session */
   guint handshake_timeout_ms;
   guint report_interval_ms;
+  guint session_timeout_ms;     /* keep a session with no connection this long */
 } MtcpServerConfig;
 
 /* Called from the I/O thread when a peer misbehaves; the connection is
