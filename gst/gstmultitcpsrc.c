@@ -34,6 +34,7 @@ GST_DEBUG_CATEGORY_STATIC (multitcpsrc_debug);
 #define DEFAULT_STATS_INTERVAL 0
 #define DEFAULT_MAX_FRAME_SIZE MTCP_MAX_FRAME_DEFAULT
 #define FEEDBACK_INTERVAL_MS 100
+#define DEFAULT_RETRY 10
 /* MultiTCP Tables II and III; MULTFRC leaves its constants open */
 #define DEFAULT_WINDOW_CONTROL MTCP_WINDOW_CONTROL_NONE
 #define DEFAULT_CONNECTION_CONTROL MTCP_CONNECTION_CONTROL_FIXED
@@ -78,6 +79,7 @@ enum {
   PROP_RTT_REPORTS,
   PROP_MIN_CONNECTIONS,
   PROP_MAX_CONNECTIONS,
+  PROP_RETRY,
 };
 
 #define GST_TYPE_MULTI_TCP_WINDOW_CONTROL (gst_multi_tcp_window_control_get_type ())
@@ -133,6 +135,7 @@ gst_multi_tcp_src_init (GstMultiTcpSrc * self)
   self->timeout = DEFAULT_TIMEOUT;
   self->stats_interval = DEFAULT_STATS_INTERVAL;
   self->max_frame_size = DEFAULT_MAX_FRAME_SIZE;
+  self->retry = DEFAULT_RETRY;
   self->control.window = DEFAULT_WINDOW_CONTROL;
   self->control.connections = DEFAULT_CONNECTION_CONTROL;
   self->control.target_bitrate = DEFAULT_TARGET_BITRATE;
@@ -236,6 +239,9 @@ gst_multi_tcp_src_set_property (GObject * object, guint prop_id,
       break;
     case PROP_MAX_CONNECTIONS:
       self->control.max_connections = g_value_get_uint (value);
+      break;
+    case PROP_RETRY:
+      self->retry = g_value_get_uint (value);
       break;
     case PROP_TIMEOUT:
       self->timeout = g_value_get_uint (value);
@@ -343,6 +349,9 @@ gst_multi_tcp_src_get_property (GObject * object, guint prop_id,
     case PROP_MAX_CONNECTIONS:
       g_value_set_uint (value, self->control.max_connections);
       break;
+    case PROP_RETRY:
+      g_value_set_uint (value, self->retry);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -383,6 +392,7 @@ gst_multi_tcp_src_start (GstBaseSrc * bsrc)
   config.timeout_s = self->timeout;
   config.max_frame = self->max_frame_size;
   config.feedback_interval_ms = FEEDBACK_INTERVAL_MS;
+  config.retry = self->retry;
   config.stats_interval_ms = self->stats_interval;
   self->have_offset = FALSE;
   self->pending_discont = TRUE;
@@ -648,6 +658,12 @@ gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
       g_param_spec_uint ("rtt-reports", "RTT reports",
           "MULTFRC m: RTT samples averaged per decision", 1, 1000,
           DEFAULT_RTT_REPORTS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_RETRY,
+      g_param_spec_uint ("retry", "Retry",
+          "Failed attempts in a row to replace lost connections (with "
+          "backoff and jitter, up to 5 s apart) before the source gives up "
+          "with an error; 0 = do not reconnect", 0, G_MAXINT, DEFAULT_RETRY,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_MIN_CONNECTIONS,
       g_param_spec_uint ("min-connections", "Min connections",
           "Fewest connections the controllers use", 1, 1024,

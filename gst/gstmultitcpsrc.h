@@ -23,6 +23,7 @@ struct _GstMultiTcpSrc {
   guint timeout;
   guint stats_interval;
   guint max_frame_size;
+  guint retry;
   MtcpControlConfig control;
 
   MtcpClient *client;

@@ -52,6 +52,7 @@ typedef struct {
   gint64 report_us;             /* when it arrived, 0 = never */
   guint64 buffers_received;
   guint window_bytes;           /* TCP_WINDOW_CLAMP we set, 0 = none */
+  gboolean fresh;               /* asks for a new session: the old one is gone */
 } ClientConn;
 
 struct _MtcpClient {
@@ -71,7 +72,14 @@ struct _MtcpClient {
   guint next_index;
   gboolean flushing;
   GError *error;                /* fatal, reported by pop */
-  gboolean all_closed;
+  gboolean all_closed;          /* no connection left at the moment */
+  gboolean gave_up;             /* and no more reconnects: gaps are final */
+  guint failures;               /* connection losses and failed opens in a row */
+  gint64 next_open_us;          /* backoff: no new connection before this */
+  gboolean session_gone;        /* the sink no longer knows our session */
+  gboolean reset_discont;       /* the next release starts a new stream */
+  guint64 reconnects;
+  guint64 sessions_started;
 
   /* sender running time -> local time, fixed by the first timestamp */
   gboolean mapped;
@@ -388,8 +396,13 @@ handle_welcome (MtcpClient * client, ClientConn * cc,
 
   if (hdr->type == MTCP_FRAME_REFUSE) {
     MtcpRefuse refuse;
-    if (mtcp_parse_refuse (body, hdr->length, &refuse, err))
+    if (mtcp_parse_refuse (body, hdr->length, &refuse, err)) {
+      if (refuse.code == MTCP_REFUSE_UNKNOWN_SESSION) {
+        /* the sink restarted or dropped us: start over with a new session */
+        client->session_gone = TRUE;
+      }
       *err = g_strdup_printf ("refused by the sink: %s", refuse.reason);
+    }
     return FALSE;
   }
   if (hdr->type != MTCP_FRAME_WELCOME) {
@@ -399,13 +412,27 @@ handle_welcome (MtcpClient * client, ClientConn * cc,
   }
   if (!mtcp_parse_welcome (body, hdr->length, &welcome, err))
     return FALSE;
-  if (memcmp (welcome.session_id, client->session_id,
+  if (cc->fresh) {
+    /* a new stream: sequence numbers and timing start over, DISCONT */
+    memcpy (client->session_id, welcome.session_id, MTCP_SESSION_ID_SIZE);
+    g_free (client->session_str);
+    client->session_str = mtcp_session_id_to_string (welcome.session_id);
+    mtcp_reorder_reset (client->reorder, 0);
+    client->mapped = FALSE;
+    client->reset_discont = TRUE;
+    client->session_gone = FALSE;
+    client->sessions_started++;
+    cc->fresh = FALSE;
+    GST_INFO ("started new session %s", client->session_str);
+  } else if (memcmp (welcome.session_id, client->session_id,
           MTCP_SESSION_ID_SIZE) != 0) {
     *err = g_strdup ("the sink put the connection into another session");
     return FALSE;
   }
   cc->id = welcome.connection_id;
   cc->state = CONN_READY;
+  client->failures = 0;
+  client->all_closed = FALSE;
   GST_INFO ("connection %u joined session %s as %u", cc->index,
       client->session_str, cc->id);
   return TRUE;
@@ -464,6 +491,30 @@ send_hello (ClientConn * cc, MtcpClient * client, gboolean join)
   mtcp_connection_queue (cc->conn, f);
 }
 
+/* A connection was lost or could not be opened: back off (doubling, with
+ * jitter, up to 5 s) before the next one; give up after `retry` in a row. */
+static void
+note_failure (MtcpClient * client)
+{
+  gint64 backoff_ms;
+
+  client->failures++;
+  if (client->config.retry == 0 || client->failures > client->config.retry) {
+    if (!client->gave_up) {
+      client->gave_up = TRUE;
+      GST_WARNING ("giving up on %s:%u after %u failed attempts",
+          client->config.host, client->config.port, client->failures);
+    }
+    g_cond_broadcast (&client->cond);
+    return;
+  }
+  backoff_ms = MIN (100 << MIN (client->failures - 1, 6), 5000);
+  backoff_ms = backoff_ms * g_random_double_range (0.75, 1.25);
+  client->next_open_us = g_get_monotonic_time () + backoff_ms * 1000;
+  GST_DEBUG ("failure %u: next connection in %" G_GINT64_FORMAT " ms",
+      client->failures, backoff_ms);
+}
+
 static void
 client_close_conn (MtcpClient * client, ClientConn * cc, const gchar * why)
 {
@@ -476,8 +527,9 @@ client_close_conn (MtcpClient * client, ClientConn * cc, const gchar * why)
   cc->conn = NULL;
   client->closed = g_list_prepend (client->closed, cc);
 
+  if (cc->state != CONN_RETIRING && client->running)
+    note_failure (client);
   if (client->conns == NULL && client->running) {
-    /* nothing more can arrive: what is held is released without waiting */
     client->all_closed = TRUE;
     g_cond_broadcast (&client->cond);
   }
@@ -507,7 +559,7 @@ on_conn_event (MtcpConnection * conn, GIOCondition cond, gpointer user_data)
       goto done;
     }
     cc->state = CONN_HANDSHAKE;
-    send_hello (cc, client, TRUE);
+    send_hello (cc, client, !cc->fresh);
   }
   if (cond & (G_IO_IN | G_IO_HUP | G_IO_ERR)) {
     guint64 before = conn->bytes_received;
@@ -581,10 +633,12 @@ open_connection (MtcpClient * client)
         client->config.port, err->message);
     g_error_free (err);
     g_object_unref (sock);
+    note_failure (client);
     return;
   }
   g_clear_error (&err);
   cc = conn_new (client, sock, CONN_CONNECTING);
+  cc->fresh = client->session_gone;
   g_object_unref (sock);
   mtcp_connection_attach (cc->conn, client->context, on_conn_event, client);
   mtcp_connection_want_write (cc->conn, TRUE);
@@ -676,6 +730,34 @@ mtcp_client_set_connections (MtcpClient * client, guint connections)
     apply_connection_count (client);
   }
   g_mutex_unlock (&client->lock);
+}
+
+/* Between controller decisions: replace lost connections (paced by the
+ * backoff, one at a time; a fresh session first if the sink forgot ours)
+ * and retire extra ones that became ready since the count went down. */
+static void
+keep_connection_count (MtcpClient * client, gint64 now)
+{
+  guint active = count_conns (client, FALSE);
+
+  if (!client->running || client->gave_up)
+    return;
+  if (active < client->wanted && now >= client->next_open_us) {
+    /* while a fresh session is being opened, the others wait for its id */
+    gboolean opening_fresh = FALSE;
+    GList *l;
+    for (l = client->conns; l; l = l->next)
+      opening_fresh |= ((ClientConn *) l->data)->fresh;
+    if (!opening_fresh && (!client->session_gone || active == 0)) {
+      client->reconnects++;
+      open_connection (client);
+      /* one at a time while failing, all at once while things work */
+      if (client->failures > 0)
+        client->next_open_us = now + 100000;
+    }
+  } else if (active > client->wanted) {
+    apply_connection_count (client);
+  }
 }
 
 /* ---- receiver-driven control ---- */
@@ -935,6 +1017,8 @@ build_stats (MtcpClient * client)
       "reorder-bytes", G_TYPE_UINT64, rs.bytes,
       "n-connections", G_TYPE_UINT, ready,
       "connections-lost", G_TYPE_UINT64, client->connections_lost,
+      "reconnects", G_TYPE_UINT64, client->reconnects,
+      "sessions", G_TYPE_UINT64, client->sessions_started + 1,
       "protocol-errors", G_TYPE_UINT64, client->protocol_errors,
       "target-bitrate", G_TYPE_UINT64, (guint64) (client->target_Bps * 8),
       "measured-bitrate", G_TYPE_UINT64, (guint64) (client->control_started &&
@@ -982,7 +1066,9 @@ on_tick (gpointer data)
     client->rate_since_us = now;
   }
   controller_tick (client, now);
+  keep_connection_count (client, now);
   if (client->config.timeout_s > 0 && client->last_data_us > 0 &&
+      count_conns (client, TRUE) > 0 &&
       now - client->last_data_us >
       (gint64) client->config.timeout_s * G_USEC_PER_SEC) {
     client_fail (client, g_error_new (G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
@@ -1196,10 +1282,12 @@ mtcp_client_pop (MtcpClient * client, MtcpItem * out, GError ** error)
     }
     /* once nothing more can arrive, every gap is final */
     item = mtcp_reorder_pop (client->reorder,
-        client->all_closed ? G_MAXUINT64 - 1 : now, &seq, &discont, &wake_at);
+        client->gave_up && client->all_closed ? G_MAXUINT64 - 1 : now, &seq,
+        &discont, &wake_at);
     if (item) {
       *out = *item;
-      out->discont = discont;
+      out->discont = discont || client->reset_discont;
+      client->reset_discont = FALSE;
       g_free (item);
       if (out->kind == MTCP_ITEM_BUFFER) {
         client->buffers_pushed++;
@@ -1214,10 +1302,10 @@ mtcp_client_pop (MtcpClient * client, MtcpItem * out, GError ** error)
       result = MTCP_POP_ERROR;
       break;
     }
-    if (client->all_closed) {
+    if (client->all_closed && client->gave_up) {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_CONNECTION_CLOSED,
-          "all connections to %s:%u closed", client->config.host,
-          client->config.port);
+          "all connections to %s:%u closed, %u attempts to reconnect failed",
+          client->config.host, client->config.port, client->failures);
       result = MTCP_POP_ERROR;
       break;
     }

@@ -54,6 +54,7 @@ typedef struct {
   guint timeout_s;              /* connect and idle timeout, 0 = none */
   guint32 max_frame;
   guint feedback_interval_ms;
+  guint retry;                  /* failed reconnects in a row before giving up; 0 = never reconnect */
   guint stats_interval_ms;      /* 0 = no periodic stats callback */
 } MtcpClientConfig;
 

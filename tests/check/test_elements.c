@@ -2,6 +2,7 @@
 #include <gst/check/gstcheck.h>
 #include <gio/gio.h>
 #include <sys/socket.h>
+#include <unistd.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/app/gstappsink.h>
 #include <string.h>
@@ -811,6 +812,130 @@ GST_START_TEST (test_connection_count_change_loses_nothing)
 
 GST_END_TEST;
 
+/* ---- connections that die ---- */
+
+typedef struct {
+  gint port;
+  guint kills;
+  guint every_ms;
+  gboolean all;                 /* every connection at once: an outage */
+} Killer;
+
+/* Aborts established connections to @port with ss -K (root only). */
+static gboolean
+kill_connections (gint port, gboolean all)
+{
+  gchar *cmd, *out = NULL;
+  gint status = -1;
+  gboolean ok;
+
+  if (all) {
+    cmd = g_strdup_printf ("ss -K -tn state established dst 127.0.0.1 "
+        "dport = :%d", port);
+  } else {
+    /* one of them: the first source port ss lists */
+    cmd = g_strdup_printf ("sh -c \"ss -K -tn state established dst "
+        "127.0.0.1 dport = :%d sport = :$(ss -Htn state established dst "
+        "127.0.0.1 dport = :%d | awk 'NR==1{n=split($3,a,\\\":\\\"); "
+        "print a[n]}')\"", port, port);
+  }
+  ok = g_spawn_command_line_sync (cmd, &out, NULL, &status, NULL) &&
+      status == 0;
+  g_free (out);
+  g_free (cmd);
+  return ok;
+}
+
+static gpointer
+killer_thread (gpointer data)
+{
+  Killer *k = data;
+  guint i;
+  for (i = 0; i < k->kills; i++) {
+    g_usleep (k->every_ms * 1000);
+    kill_connections (k->port, k->all);
+  }
+  return NULL;
+}
+
+static gboolean
+can_kill_connections (void)
+{
+  if (geteuid () != 0 || !g_find_program_in_path ("ss")) {
+    g_printerr ("SKIP: killing connections needs root and ss (iproute2)\n");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static void
+stream_while_killing (Killer * killer, guint n, guint connections)
+{
+  Sender *s = sender_new (NULL);
+  Receiver *r = receiver_new (sender_port (s), connections, 5000);
+  GThread *thread;
+  GstStructure *st = NULL;
+  gchar *session_before, *session_after;
+  guint i;
+
+  wait_for_connections (s->sink, connections);
+  g_object_get (r->src, "stats", &st, NULL);
+  session_before = g_strdup (gst_structure_get_string (st, "session-id"));
+  gst_structure_free (st);
+  killer->port = sender_port (s);
+  thread = g_thread_new ("killer", killer_thread, killer);
+  for (i = 0; i < n; i++) {
+    GstBuffer *buf = gst_buffer_new_allocate (NULL, 4000, NULL);
+    gst_buffer_memset (buf, 0, (guint8) i, 4000);
+    GST_BUFFER_PTS (buf) = i * 10 * GST_MSECOND;
+    gst_app_src_push_buffer (GST_APP_SRC (s->appsrc), buf);
+    g_usleep (10000);
+  }
+  g_thread_join (thread);
+  gst_app_src_end_of_stream (GST_APP_SRC (s->appsrc));
+  for (i = 0; i < n; i++) {
+    GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK
+        (r->appsink), WAIT_TIMEOUT);
+    guint8 tag;
+    fail_unless (sample != NULL, "buffer %u missing", i);
+    gst_buffer_extract (gst_sample_get_buffer (sample), 0, &tag, 1);
+    fail_unless_equals_int (tag, (guint8) i);
+    gst_sample_unref (sample);
+  }
+  fail_unless_equals_uint64 (stats_uint64 (r->src, "buffers-late"), 0);
+  fail_unless_equals_uint64 (stats_uint64 (r->src, "buffers-skipped"), 0);
+  fail_unless (stats_uint64 (r->src, "connections-lost") >= killer->kills);
+  g_object_get (r->src, "stats", &st, NULL);
+  session_after = g_strdup (gst_structure_get_string (st, "session-id"));
+  gst_structure_free (st);
+  /* the same session all along: the sink kept it through the outage */
+  fail_unless_equals_string (session_before, session_after);
+  g_free (session_before);
+  g_free (session_after);
+  receiver_free (r);
+  sender_free (s);
+}
+
+GST_START_TEST (test_killed_connections_lose_nothing)
+{
+  Killer k = { 0, 12, 200, FALSE };
+  if (!can_kill_connections ())
+    return;
+  stream_while_killing (&k, 400, 4);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_outage_of_every_connection_loses_nothing)
+{
+  Killer k = { 0, 3, 1000, TRUE };
+  if (!can_kill_connections ())
+    return;
+  stream_while_killing (&k, 400, 3);
+}
+
+GST_END_TEST;
+
 /* ---- real encoded video ---- */
 
 static guint
@@ -945,6 +1070,8 @@ elements_suite (void)
   tcase_add_test (tc, test_late_joiner_starts_at_keyframe_with_headers);
   tcase_add_test (tc, test_state_cycles);
   tcase_add_test (tc, test_connection_count_change_loses_nothing);
+  tcase_add_test (tc, test_killed_connections_lose_nothing);
+  tcase_add_test (tc, test_outage_of_every_connection_loses_nothing);
   tcase_add_test (tc, test_h264_every_frame_decoded);
   tcase_add_test (tc, test_mpegts_every_frame_decoded);
   tcase_add_test (tc, test_matroska_every_frame_decoded);
