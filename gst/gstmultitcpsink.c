@@ -34,6 +34,7 @@ GST_DEBUG_CATEGORY_STATIC (multitcpsink_debug);
 #define DEFAULT_HANDSHAKE_TIMEOUT 5000
 #define DEFAULT_MAX_FRAME_SIZE MTCP_MAX_FRAME_DEFAULT
 #define DEFAULT_SESSION_TIMEOUT 10000
+#define DEFAULT_IDLE_TIMEOUT 3000
 #define REPORT_INTERVAL_MS 200
 #define EOS_DRAIN_TIMEOUT (10 * G_USEC_PER_SEC)
 
@@ -53,6 +54,7 @@ enum {
   PROP_MAX_FRAME_SIZE,
   PROP_STATS,
   PROP_SESSION_TIMEOUT,
+  PROP_IDLE_TIMEOUT,
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -95,6 +97,7 @@ gst_multi_tcp_sink_init (GstMultiTcpSink * self)
   self->handshake_timeout = DEFAULT_HANDSHAKE_TIMEOUT;
   self->max_frame_size = DEFAULT_MAX_FRAME_SIZE;
   self->session_timeout = DEFAULT_SESSION_TIMEOUT;
+  self->idle_timeout = DEFAULT_IDLE_TIMEOUT;
   self->upstream_live = -1;
 }
 
@@ -170,6 +173,9 @@ gst_multi_tcp_sink_set_property (GObject * object, guint prop_id,
     case PROP_SESSION_TIMEOUT:
       self->session_timeout = g_value_get_uint (value);
       break;
+    case PROP_IDLE_TIMEOUT:
+      self->idle_timeout = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -244,6 +250,9 @@ gst_multi_tcp_sink_get_property (GObject * object, guint prop_id,
     case PROP_SESSION_TIMEOUT:
       g_value_set_uint (value, self->session_timeout);
       break;
+    case PROP_IDLE_TIMEOUT:
+      g_value_set_uint (value, self->idle_timeout);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -288,6 +297,7 @@ gst_multi_tcp_sink_start (GstBaseSink * bsink)
   config.handshake_timeout_ms = self->handshake_timeout;
   config.report_interval_ms = REPORT_INTERVAL_MS;
   config.session_timeout_ms = self->session_timeout;
+  config.idle_timeout_ms = self->idle_timeout;
   GST_OBJECT_UNLOCK (self);
 
   server = mtcp_server_new (&config, on_server_warning, self);
@@ -488,6 +498,12 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
           "that its receiver can reconnect and resume where it was (0 = end "
           "it at once)", 0, G_MAXINT, DEFAULT_SESSION_TIMEOUT,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_IDLE_TIMEOUT,
+      g_param_spec_uint ("idle-timeout", "Idle timeout",
+          "Milliseconds without feedback from the receiver (it sends some "
+          "every 100 ms) before a connection is taken for dead and what it "
+          "held goes out on the others (0 = never)", 0, G_MAXINT,
+          DEFAULT_IDLE_TIMEOUT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
           "Sessions and connections: bytes and buffers sent and dropped, "

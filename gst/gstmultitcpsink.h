@@ -28,6 +28,7 @@ struct _GstMultiTcpSink {
   guint handshake_timeout;
   guint max_frame_size;
   guint session_timeout;
+  guint idle_timeout;
 
   MtcpServer *server;
   guint current_port;

@@ -35,6 +35,7 @@ GST_DEBUG_CATEGORY_STATIC (multitcpsrc_debug);
 #define DEFAULT_MAX_FRAME_SIZE MTCP_MAX_FRAME_DEFAULT
 #define FEEDBACK_INTERVAL_MS 100
 #define DEFAULT_RETRY 10
+#define DEFAULT_IDLE_TIMEOUT 3000
 /* MultiTCP Tables II and III; MULTFRC leaves its constants open */
 #define DEFAULT_WINDOW_CONTROL MTCP_WINDOW_CONTROL_NONE
 #define DEFAULT_CONNECTION_CONTROL MTCP_CONNECTION_CONTROL_FIXED
@@ -80,6 +81,7 @@ enum {
   PROP_MIN_CONNECTIONS,
   PROP_MAX_CONNECTIONS,
   PROP_RETRY,
+  PROP_IDLE_TIMEOUT,
 };
 
 #define GST_TYPE_MULTI_TCP_WINDOW_CONTROL (gst_multi_tcp_window_control_get_type ())
@@ -136,6 +138,7 @@ gst_multi_tcp_src_init (GstMultiTcpSrc * self)
   self->stats_interval = DEFAULT_STATS_INTERVAL;
   self->max_frame_size = DEFAULT_MAX_FRAME_SIZE;
   self->retry = DEFAULT_RETRY;
+  self->idle_timeout = DEFAULT_IDLE_TIMEOUT;
   self->control.window = DEFAULT_WINDOW_CONTROL;
   self->control.connections = DEFAULT_CONNECTION_CONTROL;
   self->control.target_bitrate = DEFAULT_TARGET_BITRATE;
@@ -242,6 +245,9 @@ gst_multi_tcp_src_set_property (GObject * object, guint prop_id,
       break;
     case PROP_RETRY:
       self->retry = g_value_get_uint (value);
+      break;
+    case PROP_IDLE_TIMEOUT:
+      self->idle_timeout = g_value_get_uint (value);
       break;
     case PROP_TIMEOUT:
       self->timeout = g_value_get_uint (value);
@@ -352,6 +358,9 @@ gst_multi_tcp_src_get_property (GObject * object, guint prop_id,
     case PROP_RETRY:
       g_value_set_uint (value, self->retry);
       break;
+    case PROP_IDLE_TIMEOUT:
+      g_value_set_uint (value, self->idle_timeout);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -393,6 +402,7 @@ gst_multi_tcp_src_start (GstBaseSrc * bsrc)
   config.max_frame = self->max_frame_size;
   config.feedback_interval_ms = FEEDBACK_INTERVAL_MS;
   config.retry = self->retry;
+  config.idle_timeout_ms = self->idle_timeout;
   config.stats_interval_ms = self->stats_interval;
   self->have_offset = FALSE;
   self->pending_discont = TRUE;
@@ -658,6 +668,12 @@ gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
       g_param_spec_uint ("rtt-reports", "RTT reports",
           "MULTFRC m: RTT samples averaged per decision", 1, 1000,
           DEFAULT_RTT_REPORTS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_IDLE_TIMEOUT,
+      g_param_spec_uint ("idle-timeout", "Idle timeout",
+          "Milliseconds without anything from the sink on a connection (it "
+          "sends a report every 200 ms) before it is taken for dead and "
+          "replaced (0 = never)", 0, G_MAXINT, DEFAULT_IDLE_TIMEOUT,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_RETRY,
       g_param_spec_uint ("retry", "Retry",
           "Failed attempts in a row to replace lost connections (with "

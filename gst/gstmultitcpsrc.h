@@ -24,6 +24,7 @@ struct _GstMultiTcpSrc {
   guint stats_interval;
   guint max_frame_size;
   guint retry;
+  guint idle_timeout;
   MtcpControlConfig control;
 
   MtcpClient *client;

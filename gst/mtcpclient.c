@@ -50,6 +50,7 @@ typedef struct {
   guint index;                  /* ours, for messages */
   MtcpReport report;            /* last REPORT from the sink */
   gint64 report_us;             /* when it arrived, 0 = never */
+  gint64 heard_us;              /* last time anything arrived on it */
   guint64 buffers_received;
   guint window_bytes;           /* TCP_WINDOW_CLAMP we set, 0 = none */
   gboolean fresh;               /* asks for a new session: the old one is gone */
@@ -567,7 +568,7 @@ on_conn_event (MtcpConnection * conn, GIOCondition cond, gpointer user_data)
 
     if (conn->bytes_received > before) {
       client->bytes_received += conn->bytes_received - before;
-      client->last_data_us = g_get_monotonic_time ();
+      client->last_data_us = cc->heard_us = g_get_monotonic_time ();
     }
     if (!handle_frames (client, cc)) {
       g_clear_error (&err);
@@ -1050,6 +1051,14 @@ on_tick (gpointer data)
     next = l->next;
     if (cc->state != CONN_READY)
       continue;
+    /* the sink sends REPORT every 200 ms: silence means a half-open one */
+    if (client->config.idle_timeout_ms > 0 && now - MAX (cc->heard_us,
+            cc->conn->created_us) > (gint64) client->config.idle_timeout_ms *
+        1000) {
+      client_close_conn (client, cc, "nothing from the sink: connection "
+          "presumed dead");
+      continue;
+    }
     send_feedback (client, cc, now);
     r = mtcp_connection_flush (cc->conn, &err);
     if (r == MTCP_IO_CLOSED || r == MTCP_IO_ERROR) {

@@ -55,6 +55,7 @@ typedef struct {
   guint32 max_frame;
   guint feedback_interval_ms;
   guint retry;                  /* failed reconnects in a row before giving up; 0 = never reconnect */
+  guint idle_timeout_ms;        /* a ready connection silent this long is dead */
   guint stats_interval_ms;      /* 0 = no periodic stats callback */
 } MtcpClientConfig;
 

@@ -788,6 +788,15 @@ on_tick (gpointer data)
       }
       continue;
     }
+    /* the receiver sends FEEDBACK every 100 ms: silence means a half-open
+     * connection (a cable pulled, a NAT that forgot us) */
+    if (server->config.idle_timeout_ms > 0 && !sc->retiring &&
+        now - MAX (sc->feedback_us, sc->accepted_us) >
+        (gint64) server->config.idle_timeout_ms * 1000) {
+      server_close_conn (server, sc, "no feedback from the receiver: "
+          "connection presumed dead");
+      continue;
+    }
     if (!sc->retiring)
       send_report (server, sc, now);
   }

@@ -27,6 +27,7 @@ typedef struct {
   guint handshake_timeout_ms;
   guint report_interval_ms;
   guint session_timeout_ms;     /* keep a session with no connection this long */
+  guint idle_timeout_ms;        /* close a connection silent this long, 0 = never */
 } MtcpServerConfig;
 
 /* Called from the I/O thread when a peer misbehaves; the connection is

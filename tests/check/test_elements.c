@@ -623,7 +623,7 @@ GST_END_TEST;
 GST_START_TEST (test_stalled_receiver_memory_bounded)
 {
   Sender *s = sender_new ("max-session-bytes=2000000 max-session-lag=-1 "
-      "notsent-lowat=16384");
+      "notsent-lowat=16384 idle-timeout=0");
   gint port = sender_port (s);
   GSocket *sock = raw_connect (port);
   guint8 frame[64];
@@ -807,6 +807,31 @@ GST_START_TEST (test_connection_count_change_loses_nothing)
   fail_unless_equals_uint64 (stats_uint64 (r->src, "buffers-skipped"), 0);
   fail_unless_equals_uint64 (stats_uint64 (r->src, "connections-lost"), 0);
   receiver_free (r);
+  sender_free (s);
+}
+
+GST_END_TEST;
+
+/* A receiver that joins and then falls silent (a half-open connection) is
+ * found by its missing feedback within the idle timeout. */
+GST_START_TEST (test_half_open_connection_is_found)
+{
+  Sender *s = sender_new ("idle-timeout=1000");
+  GSocket *sock = raw_connect (sender_port (s));
+  guint8 frame[64];
+  gint64 start;
+
+  write_hello (frame, MTCP_MAGIC, MTCP_VERSION);
+  raw_send (sock, frame, MTCP_HELLO_FRAME_SIZE);
+  wait_for_connections (s->sink, 1);
+  start = g_get_monotonic_time ();
+  while (sink_connections (s->sink) > 0 &&
+      g_get_monotonic_time () - start < 5 * G_USEC_PER_SEC)
+    g_usleep (20000);
+  fail_unless_equals_int (sink_connections (s->sink), 0);
+  /* found after the timeout, not before */
+  fail_unless (g_get_monotonic_time () - start >= 900000);
+  g_object_unref (sock);
   sender_free (s);
 }
 
@@ -1070,6 +1095,7 @@ elements_suite (void)
   tcase_add_test (tc, test_late_joiner_starts_at_keyframe_with_headers);
   tcase_add_test (tc, test_state_cycles);
   tcase_add_test (tc, test_connection_count_change_loses_nothing);
+  tcase_add_test (tc, test_half_open_connection_is_found);
   tcase_add_test (tc, test_killed_connections_lose_nothing);
   tcase_add_test (tc, test_outage_of_every_connection_loses_nothing);
   tcase_add_test (tc, test_h264_every_frame_decoded);
