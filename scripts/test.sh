@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what it needs, builds, runs the unit,
 # element and netsim tests, then the unit and element tests again under
-# AddressSanitizer and UndefinedBehaviorSanitizer.
+# AddressSanitizer and UndefinedBehaviorSanitizer, then fuzzes the frame
+# parsers for FUZZ_SECONDS (60).
 #   ./scripts/test.sh            everything
 #   SKIP_SANITIZERS=1 ./scripts/test.sh
 set -euo pipefail
@@ -28,3 +29,6 @@ if [ "${SKIP_SANITIZERS:-0}" != "1" ]; then
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
   meson test -C build-asan --print-errorlogs --num-processes 1 --suite unit --suite elements
 fi
+
+echo "== the frame parsers under libFuzzer for ${FUZZ_SECONDS:-60} s"
+./tests/fuzz/run.sh "${FUZZ_SECONDS:-60}"

@@ -1,0 +1,37 @@
+#!/usr/bin/python3
+"""Writes the seed corpus: valid frames of every type (docs/protocol.md),
+each file prefixed by the chunking byte the fuzz target reads first."""
+import os
+import struct
+
+here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
+os.makedirs(here, exist_ok=True)
+
+
+def frame(t, body):
+    return struct.pack(">BBHI", t, 0, 0, len(body)) + body
+
+
+sid = bytes(range(16))
+frames = {
+    "hello": frame(0x01, struct.pack(">IHBB", 0x4D544350, 1, 1, 0) + sid),
+    "welcome": frame(0x02, struct.pack(">IHH", 0x4D544350, 1, 0) + sid +
+                     struct.pack(">II", 3, 1 << 24)),
+    "refuse": frame(0x03, struct.pack(">H", 2) + b"wrong version"),
+    "caps": frame(0x10, struct.pack(">Q", 0) + b"video/x-h264, width=(int)320"),
+    "buffer": frame(0x11, struct.pack(">QQQQII", 1, 10**9, 10**9, 33333333,
+                                      1, 5) + b"hello"),
+    "eos": frame(0x12, struct.pack(">Q", 9)),
+    "skip": frame(0x13, struct.pack(">QQ", 3, 7)),
+    "report": frame(0x20, struct.pack(">QQQIIIIIIQQ", 1, 800000, 0, 20000,
+                                      1000, 10, 1448, 0, 0, 12345, 0)),
+    "feedback": frame(0x21, struct.pack(">QQQQQII", 5, 1000, 10**9, 1, 2, 0,
+                                        0)),
+    "retire": frame(0x22, b""),
+    "unknown": frame(0x7E, b"later"),
+}
+for name, data in frames.items():
+    with open(os.path.join(here, name), "wb") as f:
+        f.write(bytes([7]) + data)
+with open(os.path.join(here, "stream"), "wb") as f:
+    f.write(bytes([13]) + b"".join(frames.values()))
