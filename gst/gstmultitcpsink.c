@@ -55,6 +55,7 @@ enum {
   PROP_STATS,
   PROP_SESSION_TIMEOUT,
   PROP_IDLE_TIMEOUT,
+  PROP_PASSPHRASE,
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -107,6 +108,7 @@ gst_multi_tcp_sink_finalize (GObject * object)
   GstMultiTcpSink *self = GST_MULTI_TCP_SINK (object);
 
   g_free (self->host);
+  g_free (self->passphrase);
   g_free (self->congestion_control);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -175,6 +177,10 @@ gst_multi_tcp_sink_set_property (GObject * object, guint prop_id,
       break;
     case PROP_IDLE_TIMEOUT:
       self->idle_timeout = g_value_get_uint (value);
+      break;
+    case PROP_PASSPHRASE:
+      g_free (self->passphrase);
+      self->passphrase = g_value_dup_string (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -253,6 +259,9 @@ gst_multi_tcp_sink_get_property (GObject * object, guint prop_id,
     case PROP_IDLE_TIMEOUT:
       g_value_set_uint (value, self->idle_timeout);
       break;
+    case PROP_PASSPHRASE:
+      g_value_set_string (value, self->passphrase);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -298,6 +307,7 @@ gst_multi_tcp_sink_start (GstBaseSink * bsink)
   config.report_interval_ms = REPORT_INTERVAL_MS;
   config.session_timeout_ms = self->session_timeout;
   config.idle_timeout_ms = self->idle_timeout;
+  config.passphrase = self->passphrase;
   GST_OBJECT_UNLOCK (self);
 
   server = mtcp_server_new (&config, on_server_warning, self);
@@ -497,6 +507,10 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
           "Milliseconds a session whose connections all dropped is kept, so "
           "that its receiver can reconnect and resume where it was (0 = end "
           "it at once)", 0, G_MAXINT, DEFAULT_SESSION_TIMEOUT,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_PASSPHRASE,
+      g_param_spec_string ("passphrase", "Passphrase",
+          "Receivers must prove they know it (HMAC-SHA256 challenge on every connection) to get or join a session; empty = anyone may connect", NULL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_IDLE_TIMEOUT,
       g_param_spec_uint ("idle-timeout", "Idle timeout",

@@ -29,6 +29,7 @@ struct _GstMultiTcpSink {
   guint max_frame_size;
   guint session_timeout;
   guint idle_timeout;
+  gchar *passphrase;
 
   MtcpServer *server;
   guint current_port;

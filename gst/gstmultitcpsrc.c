@@ -82,6 +82,7 @@ enum {
   PROP_MAX_CONNECTIONS,
   PROP_RETRY,
   PROP_IDLE_TIMEOUT,
+  PROP_PASSPHRASE,
 };
 
 #define GST_TYPE_MULTI_TCP_WINDOW_CONTROL (gst_multi_tcp_window_control_get_type ())
@@ -168,6 +169,7 @@ gst_multi_tcp_src_finalize (GObject * object)
   GstMultiTcpSrc *self = GST_MULTI_TCP_SRC (object);
 
   g_free (self->host);
+  g_free (self->passphrase);
   g_object_unref (self->cancellable);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -248,6 +250,10 @@ gst_multi_tcp_src_set_property (GObject * object, guint prop_id,
       break;
     case PROP_IDLE_TIMEOUT:
       self->idle_timeout = g_value_get_uint (value);
+      break;
+    case PROP_PASSPHRASE:
+      g_free (self->passphrase);
+      self->passphrase = g_value_dup_string (value);
       break;
     case PROP_TIMEOUT:
       self->timeout = g_value_get_uint (value);
@@ -361,6 +367,9 @@ gst_multi_tcp_src_get_property (GObject * object, guint prop_id,
     case PROP_IDLE_TIMEOUT:
       g_value_set_uint (value, self->idle_timeout);
       break;
+    case PROP_PASSPHRASE:
+      g_value_set_string (value, self->passphrase);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -403,6 +412,7 @@ gst_multi_tcp_src_start (GstBaseSrc * bsrc)
   config.feedback_interval_ms = FEEDBACK_INTERVAL_MS;
   config.retry = self->retry;
   config.idle_timeout_ms = self->idle_timeout;
+  config.passphrase = self->passphrase;
   config.stats_interval_ms = self->stats_interval;
   self->have_offset = FALSE;
   self->pending_discont = TRUE;
@@ -668,6 +678,10 @@ gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
       g_param_spec_uint ("rtt-reports", "RTT reports",
           "MULTFRC m: RTT samples averaged per decision", 1, 1000,
           DEFAULT_RTT_REPORTS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_PASSPHRASE,
+      g_param_spec_string ("passphrase", "Passphrase",
+          "Proven to a sink that asks for one (HMAC-SHA256 challenge on every connection); a wrong one is an error, not retried", NULL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_IDLE_TIMEOUT,
       g_param_spec_uint ("idle-timeout", "Idle timeout",
           "Milliseconds without anything from the sink on a connection (it "

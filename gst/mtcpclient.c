@@ -122,6 +122,8 @@ struct _MtcpClient {
 
 static void client_close_conn (MtcpClient * client, ClientConn * cc,
     const gchar * why);
+static MtcpOutFrame *answer_challenge (MtcpClient * client, gboolean join,
+    const guint8 * body, gsize size, gchar ** err);
 
 GstClockTime
 mtcp_client_now (void)
@@ -157,6 +159,7 @@ mtcp_client_new (const MtcpClientConfig * config,
   }
   client->config = *config;
   client->config.host = g_strdup (config->host);
+  client->config.passphrase = g_strdup (config->passphrase);
   client->stats_func = stats_func;
   client->stats_data = user_data;
   g_mutex_init (&client->lock);
@@ -176,6 +179,7 @@ mtcp_client_free (MtcpClient * client)
   g_clear_error (&client->error);
   g_free (client->session_str);
   g_free (client->config.host);
+  g_free (client->config.passphrase);
   g_mutex_clear (&client->lock);
   g_cond_clear (&client->cond);
   g_free (client);
@@ -401,10 +405,28 @@ handle_welcome (MtcpClient * client, ClientConn * cc,
       if (refuse.code == MTCP_REFUSE_UNKNOWN_SESSION) {
         /* the sink restarted or dropped us: start over with a new session */
         client->session_gone = TRUE;
+      } else if (refuse.code == MTCP_REFUSE_AUTH) {
+        /* a wrong passphrase stays wrong: no retry storm */
+        client->gave_up = TRUE;
+        client_fail (client, g_error_new (G_IO_ERROR,
+                G_IO_ERROR_PERMISSION_DENIED, "%s:%u refused the passphrase",
+                client->config.host, client->config.port));
       }
       *err = g_strdup_printf ("refused by the sink: %s", refuse.reason);
     }
     return FALSE;
+  }
+  if (hdr->type == MTCP_FRAME_CHALLENGE) {
+    MtcpOutFrame *f = answer_challenge (client, !cc->fresh, body, hdr->length,
+        err);
+    if (f == NULL) {
+      client->gave_up = TRUE;
+      client_fail (client, g_error_new (G_IO_ERROR,
+              G_IO_ERROR_PERMISSION_DENIED, "%s", *err));
+      return FALSE;
+    }
+    mtcp_connection_queue (cc->conn, f);
+    return TRUE;                /* WELCOME comes once the sink checked it */
   }
   if (hdr->type != MTCP_FRAME_WELCOME) {
     *err = g_strdup_printf ("expected WELCOME, got %s",
@@ -475,18 +497,48 @@ handle_frames (MtcpClient * client, ClientConn * cc)
 /* ---- connections ---- */
 
 static void
+make_hello (MtcpClient * client, gboolean join, MtcpHello * hello)
+{
+  hello->magic = MTCP_MAGIC;
+  hello->version = MTCP_VERSION;
+  hello->flags = join ? MTCP_HELLO_FLAG_JOIN : 0;
+  if (join)
+    memcpy (hello->session_id, client->session_id, MTCP_SESSION_ID_SIZE);
+  else
+    memset (hello->session_id, 0, MTCP_SESSION_ID_SIZE);
+}
+
+/* The answer to a CHALLENGE, or FALSE with *err when we have no passphrase. */
+static MtcpOutFrame *
+answer_challenge (MtcpClient * client, gboolean join, const guint8 * body,
+    gsize size, gchar ** err)
+{
+  guint8 nonce[MTCP_NONCE_SIZE], mac[MTCP_MAC_SIZE];
+  MtcpHello hello;
+  MtcpOutFrame *f;
+
+  if (!mtcp_parse_secret32 (body, size, nonce, err))
+    return NULL;
+  if (client->config.passphrase == NULL || *client->config.passphrase == 0) {
+    *err = g_strdup_printf ("the sink at %s:%u requires a passphrase",
+        client->config.host, client->config.port);
+    return NULL;
+  }
+  make_hello (client, join, &hello);
+  mtcp_auth_compute (client->config.passphrase, nonce, &hello, mac);
+  f = mtcp_out_frame_new ();
+  f->type = MTCP_FRAME_AUTH;
+  f->head_size = mtcp_write_auth (f->head, sizeof (f->head_inline), mac);
+  return f;
+}
+
+static void
 send_hello (ClientConn * cc, MtcpClient * client, gboolean join)
 {
   MtcpHello hello;
   MtcpOutFrame *f = mtcp_out_frame_new ();
 
-  hello.magic = MTCP_MAGIC;
-  hello.version = MTCP_VERSION;
-  hello.flags = join ? MTCP_HELLO_FLAG_JOIN : 0;
-  if (join)
-    memcpy (hello.session_id, client->session_id, MTCP_SESSION_ID_SIZE);
-  else
-    memset (hello.session_id, 0, MTCP_SESSION_ID_SIZE);
+  make_hello (client, join, &hello);
   f->type = MTCP_FRAME_HELLO;
   f->head_size = mtcp_write_hello (f->head, sizeof (f->head_inline), &hello);
   mtcp_connection_queue (cc->conn, f);
@@ -1168,6 +1220,18 @@ connect_first (MtcpClient * client, GCancellable * cancellable,
       !mtcp_connection_read_frame_blocking (cc->conn, &hdr, &body, cancellable,
           error))
     goto failed;
+  if (hdr.type == MTCP_FRAME_CHALLENGE) {
+    MtcpOutFrame *f = answer_challenge (client, FALSE, body, hdr.length, &err);
+    if (f == NULL) {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED, "%s", err);
+      goto failed;
+    }
+    mtcp_connection_queue (cc->conn, f);
+    if (mtcp_connection_flush (cc->conn, error) != MTCP_IO_DONE ||
+        !mtcp_connection_read_frame_blocking (cc->conn, &hdr, &body,
+            cancellable, error))
+      goto failed;
+  }
   if (hdr.type == MTCP_FRAME_REFUSE) {
     MtcpRefuse refuse;
     if (mtcp_parse_refuse (body, hdr.length, &refuse, &err))

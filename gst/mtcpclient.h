@@ -56,6 +56,7 @@ typedef struct {
   guint feedback_interval_ms;
   guint retry;                  /* failed reconnects in a row before giving up; 0 = never reconnect */
   guint idle_timeout_ms;        /* a ready connection silent this long is dead */
+  gchar *passphrase;            /* proven to the sink when it asks; NULL = none */
   guint stats_interval_ms;      /* 0 = no periodic stats callback */
 } MtcpClientConfig;
 

@@ -79,6 +79,10 @@ mtcp_frame_type_name (guint8 type)
       return "WELCOME";
     case MTCP_FRAME_REFUSE:
       return "REFUSE";
+    case MTCP_FRAME_CHALLENGE:
+      return "CHALLENGE";
+    case MTCP_FRAME_AUTH:
+      return "AUTH";
     case MTCP_FRAME_CAPS:
       return "CAPS";
     case MTCP_FRAME_BUFFER:
@@ -270,6 +274,53 @@ mtcp_write_feedback (guint8 * out, gsize out_size, const MtcpFeedback * fb)
   return MTCP_FEEDBACK_FRAME_SIZE;
 }
 
+gsize
+mtcp_write_challenge (guint8 * out, gsize out_size,
+    const guint8 nonce[MTCP_NONCE_SIZE])
+{
+  if (out_size < MTCP_CHALLENGE_FRAME_SIZE)
+    return 0;
+  mtcp_write_header (out, MTCP_FRAME_CHALLENGE, 0, MTCP_NONCE_SIZE);
+  memcpy (out + MTCP_HEADER_SIZE, nonce, MTCP_NONCE_SIZE);
+  return MTCP_CHALLENGE_FRAME_SIZE;
+}
+
+gsize
+mtcp_write_auth (guint8 * out, gsize out_size, const guint8 mac[MTCP_MAC_SIZE])
+{
+  if (out_size < MTCP_AUTH_FRAME_SIZE)
+    return 0;
+  mtcp_write_header (out, MTCP_FRAME_AUTH, 0, MTCP_MAC_SIZE);
+  memcpy (out + MTCP_HEADER_SIZE, mac, MTCP_MAC_SIZE);
+  return MTCP_AUTH_FRAME_SIZE;
+}
+
+void
+mtcp_auth_compute (const gchar * passphrase,
+    const guint8 nonce[MTCP_NONCE_SIZE], const MtcpHello * hello,
+    guint8 mac[MTCP_MAC_SIZE])
+{
+  GHmac *hmac = g_hmac_new (G_CHECKSUM_SHA256, (const guchar *) passphrase,
+      strlen (passphrase));
+  gsize len = MTCP_MAC_SIZE;
+
+  g_hmac_update (hmac, nonce, MTCP_NONCE_SIZE);
+  g_hmac_update (hmac, hello->session_id, MTCP_SESSION_ID_SIZE);
+  g_hmac_update (hmac, &hello->flags, 1);
+  g_hmac_get_digest (hmac, mac, &len);
+  g_hmac_unref (hmac);
+}
+
+gboolean
+mtcp_auth_equal (const guint8 a[MTCP_MAC_SIZE], const guint8 b[MTCP_MAC_SIZE])
+{
+  guint8 diff = 0;
+  guint i;
+  for (i = 0; i < MTCP_MAC_SIZE; i++)
+    diff |= a[i] ^ b[i];
+  return diff == 0;
+}
+
 /* ---- reading ---- */
 
 static gboolean
@@ -279,6 +330,8 @@ is_control_type (guint8 type)
     case MTCP_FRAME_HELLO:
     case MTCP_FRAME_WELCOME:
     case MTCP_FRAME_REFUSE:
+    case MTCP_FRAME_CHALLENGE:
+    case MTCP_FRAME_AUTH:
     case MTCP_FRAME_CAPS:
     case MTCP_FRAME_EOS:
     case MTCP_FRAME_SKIP:
@@ -505,6 +558,20 @@ mtcp_parse_feedback (const guint8 * body, gsize size, MtcpFeedback * fb,
   fb->echo_delay_us = get_u64 (body + 32);
   fb->window_bytes = get_u32 (body + 40);
   fb->reserved = 0;
+  return TRUE;
+}
+
+gboolean
+mtcp_parse_secret32 (const guint8 * body, gsize size, guint8 out[32],
+    gchar ** error)
+{
+  if (size != 32) {
+    if (error)
+      *error = g_strdup_printf ("CHALLENGE/AUTH body of %" G_GSIZE_FORMAT
+          " bytes, 32 expected", size);
+    return FALSE;
+  }
+  memcpy (out, body, 32);
   return TRUE;
 }
 

@@ -26,6 +26,8 @@ typedef enum {
   MTCP_FRAME_HELLO = 0x01,      /* receiver -> sink: join or open a session */
   MTCP_FRAME_WELCOME = 0x02,    /* sink -> receiver: session id, connection id */
   MTCP_FRAME_REFUSE = 0x03,     /* either way: readable reason, then close */
+  MTCP_FRAME_CHALLENGE = 0x04,  /* sink -> receiver: prove the passphrase */
+  MTCP_FRAME_AUTH = 0x05,       /* receiver -> sink: the proof */
   MTCP_FRAME_CAPS = 0x10,       /* sink -> receiver, sequenced */
   MTCP_FRAME_BUFFER = 0x11,     /* sink -> receiver, sequenced */
   MTCP_FRAME_EOS = 0x12,        /* sink -> receiver, sequenced */
@@ -57,7 +59,13 @@ typedef enum {
   MTCP_REFUSE_LIMIT = 4,
   MTCP_REFUSE_PROTOCOL = 5,
   MTCP_REFUSE_SHUTDOWN = 6,
+  MTCP_REFUSE_AUTH = 7,         /* wrong or missing passphrase: do not retry */
 } MtcpRefuseCode;
+
+#define MTCP_NONCE_SIZE 32
+#define MTCP_MAC_SIZE 32
+#define MTCP_CHALLENGE_FRAME_SIZE (MTCP_HEADER_SIZE + MTCP_NONCE_SIZE)
+#define MTCP_AUTH_FRAME_SIZE (MTCP_HEADER_SIZE + MTCP_MAC_SIZE)
 
 #define MTCP_TIME_NONE G_MAXUINT64      /* "no timestamp" on the wire */
 
@@ -148,6 +156,20 @@ gsize mtcp_write_report (guint8 * out, gsize out_size,
 gsize mtcp_write_feedback (guint8 * out, gsize out_size,
     const MtcpFeedback * fb);
 
+gsize mtcp_write_challenge (guint8 * out, gsize out_size,
+    const guint8 nonce[MTCP_NONCE_SIZE]);
+gsize mtcp_write_auth (guint8 * out, gsize out_size,
+    const guint8 mac[MTCP_MAC_SIZE]);
+/* The proof a receiver gives: HMAC-SHA256 keyed with the passphrase over
+ * the sink's nonce, the session id and the flags of its HELLO, so that a
+ * proof neither replays on another connection nor joins another session. */
+void mtcp_auth_compute (const gchar * passphrase,
+    const guint8 nonce[MTCP_NONCE_SIZE], const MtcpHello * hello,
+    guint8 mac[MTCP_MAC_SIZE]);
+/* Constant time. */
+gboolean mtcp_auth_equal (const guint8 a[MTCP_MAC_SIZE],
+    const guint8 b[MTCP_MAC_SIZE]);
+
 /* Sizes callers need for their stack buffers. */
 #define MTCP_HELLO_FRAME_SIZE    (MTCP_HEADER_SIZE + 24)
 #define MTCP_WELCOME_FRAME_SIZE  (MTCP_HEADER_SIZE + 32)
@@ -190,6 +212,9 @@ gboolean mtcp_parse_report (const guint8 * body, gsize size,
     MtcpReport * out, gchar ** error);
 gboolean mtcp_parse_feedback (const guint8 * body, gsize size,
     MtcpFeedback * out, gchar ** error);
+/* CHALLENGE and AUTH: exactly 32 bytes */
+gboolean mtcp_parse_secret32 (const guint8 * body, gsize size,
+    guint8 out[32], gchar ** error);
 
 /* Incremental reader: feed it whatever the socket gave, take whole frames. */
 typedef struct _MtcpFrameReader MtcpFrameReader;

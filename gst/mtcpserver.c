@@ -25,6 +25,9 @@ typedef struct {
   MtcpTcpInfo info;
   gchar *congestion;
   gboolean retiring;            /* in sess->retiring: sends what it holds, then closes */
+  gboolean challenged;          /* waits for AUTH to the CHALLENGE it got */
+  MtcpHello hello;              /* what it asked for, until it proves itself */
+  guint8 nonce[MTCP_NONCE_SIZE];
 } ServerConn;
 
 struct _ServerSession {
@@ -95,6 +98,7 @@ mtcp_server_new (const MtcpServerConfig * config,
   server->config = *config;
   server->config.host = g_strdup (config->host);
   server->config.congestion_control = g_strdup (config->congestion_control);
+  server->config.passphrase = g_strdup (config->passphrase);
   server->warning = warning;
   server->warning_data = user_data;
   g_mutex_init (&server->lock);
@@ -112,6 +116,7 @@ mtcp_server_free (MtcpServer * server)
   g_cond_clear (&server->cond);
   g_free (server->config.host);
   g_free (server->config.congestion_control);
+  g_free (server->config.passphrase);
   g_free (server);
 }
 
@@ -476,29 +481,26 @@ apply_socket_options (MtcpServer * server, ServerConn * sc)
   sc->congestion = mtcp_tcp_get_congestion (sc->conn->socket);
 }
 
-/* Returns FALSE if the connection was closed. */
-static gboolean
-handle_hello (MtcpServer * server, ServerConn * sc, const guint8 * body,
-    gsize size)
+static void
+random_bytes (guint8 * out, gsize n)
 {
-  MtcpHello hello;
+  if (getrandom (out, n, 0) != (gssize) n) {
+    gsize i;
+    for (i = 0; i < n; i++)
+      out[i] = g_random_int_range (0, 256);
+  }
+}
+
+/* The connection proved itself (or nothing was asked): into a session.
+ * Returns FALSE if the connection was closed. */
+static gboolean
+admit (MtcpServer * server, ServerConn * sc, const MtcpHello * hello)
+{
   MtcpWelcome welcome;
   ServerSession *sess;
-  gchar *err = NULL;
 
-  if (!mtcp_parse_hello (body, size, &hello, &err)) {
-    MtcpRefuseCode code = MTCP_REFUSE_PROTOCOL;
-    if (size >= 4 && GST_READ_UINT32_BE (body) != MTCP_MAGIC)
-      code = MTCP_REFUSE_BAD_MAGIC;
-    else if (size >= 6 && GST_READ_UINT16_BE (body + 4) != MTCP_VERSION)
-      code = MTCP_REFUSE_BAD_VERSION;
-    refuse (server, sc, code, err);
-    g_free (err);
-    return FALSE;
-  }
-
-  if (hello.flags & MTCP_HELLO_FLAG_JOIN) {
-    sess = session_find (server, hello.session_id);
+  if (hello->flags & MTCP_HELLO_FLAG_JOIN) {
+    sess = session_find (server, hello->session_id);
     if (sess == NULL) {
       refuse (server, sc, MTCP_REFUSE_UNKNOWN_SESSION,
           "unknown session id (the session ended or never existed)");
@@ -543,6 +545,63 @@ handle_hello (MtcpServer * server, ServerConn * sc, const guint8 * body,
       sess->conns->len, sc->congestion);
   pump_session (server, sess);
   return sc->session != NULL;
+}
+
+/* Returns FALSE if the connection was closed. */
+static gboolean
+handle_hello (MtcpServer * server, ServerConn * sc, const guint8 * body,
+    gsize size)
+{
+  MtcpHello hello;
+  gchar *err = NULL;
+
+  if (!mtcp_parse_hello (body, size, &hello, &err)) {
+    MtcpRefuseCode code = MTCP_REFUSE_PROTOCOL;
+    if (size >= 4 && GST_READ_UINT32_BE (body) != MTCP_MAGIC)
+      code = MTCP_REFUSE_BAD_MAGIC;
+    else if (size >= 6 && GST_READ_UINT16_BE (body + 4) != MTCP_VERSION)
+      code = MTCP_REFUSE_BAD_VERSION;
+    refuse (server, sc, code, err);
+    g_free (err);
+    return FALSE;
+  }
+  if (server->config.passphrase && *server->config.passphrase) {
+    MtcpOutFrame *f = mtcp_out_frame_new ();
+    MtcpIoResult r;
+
+    sc->hello = hello;
+    sc->challenged = TRUE;
+    random_bytes (sc->nonce, sizeof (sc->nonce));
+    f->type = MTCP_FRAME_CHALLENGE;
+    f->head_size = mtcp_write_challenge (f->head, sizeof (f->head_inline),
+        sc->nonce);
+    mtcp_connection_queue (sc->conn, f);
+    return conn_flush (server, sc, &r);
+  }
+  return admit (server, sc, &hello);
+}
+
+/* Returns FALSE if the connection was closed. */
+static gboolean
+handle_auth (MtcpServer * server, ServerConn * sc, const guint8 * body,
+    gsize size)
+{
+  guint8 mac[MTCP_MAC_SIZE], expected[MTCP_MAC_SIZE];
+  gchar *err = NULL;
+
+  if (!mtcp_parse_secret32 (body, size, mac, &err)) {
+    refuse (server, sc, MTCP_REFUSE_PROTOCOL, err);
+    g_free (err);
+    return FALSE;
+  }
+  mtcp_auth_compute (server->config.passphrase, sc->nonce, &sc->hello,
+      expected);
+  if (!mtcp_auth_equal (mac, expected)) {
+    refuse (server, sc, MTCP_REFUSE_AUTH, "wrong passphrase");
+    return FALSE;
+  }
+  sc->challenged = FALSE;
+  return admit (server, sc, &sc->hello);
 }
 
 static void
@@ -628,13 +687,19 @@ handle_frames (MtcpServer * server, ServerConn * sc)
     }
     sc->conn->frames_received++;
     if (sc->session == NULL) {
-      if (hdr.type != MTCP_FRAME_HELLO) {
+      gboolean ok;
+      if (sc->challenged && hdr.type == MTCP_FRAME_AUTH) {
+        ok = handle_auth (server, sc, body, hdr.length);
+      } else if (!sc->challenged && hdr.type == MTCP_FRAME_HELLO) {
+        ok = handle_hello (server, sc, body, hdr.length);
+      } else {
         server->protocol_errors++;
-        refuse (server, sc, MTCP_REFUSE_PROTOCOL,
+        refuse (server, sc, MTCP_REFUSE_PROTOCOL, sc->challenged ?
+            "expected AUTH after the CHALLENGE" :
             "expected HELLO as the first frame");
         return FALSE;
       }
-      if (!handle_hello (server, sc, body, hdr.length))
+      if (!ok)
         return FALSE;
       continue;
     }

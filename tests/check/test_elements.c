@@ -837,6 +837,82 @@ GST_START_TEST (test_half_open_connection_is_found)
 
 GST_END_TEST;
 
+/* ---- passphrase ---- */
+
+static GstElement *
+start_receiver_expecting_error (gint port, const gchar * props, gchar ** msg)
+{
+  gchar *desc = g_strdup_printf ("multitcpsrc host=127.0.0.1 port=%d "
+      "connections=2 %s ! fakesink", port, props);
+  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *m;
+  GError *err = NULL;
+
+  g_free (desc);
+  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_PLAYING),
+      GST_STATE_CHANGE_FAILURE);
+  m = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND, GST_MESSAGE_ERROR);
+  fail_unless (m != NULL);
+  gst_message_parse_error (m, &err, msg);
+  gst_message_unref (m);
+  g_error_free (err);
+  gst_object_unref (bus);
+  return pipeline;
+}
+
+GST_START_TEST (test_passphrase)
+{
+  Sender *s = sender_new ("passphrase=\"open sesame\"");
+  gint port = sender_port (s);
+  Receiver *r;
+  GstElement *bad;
+  gchar *msg = NULL;
+  gint64 start;
+  guint refused;
+
+  /* the right one: a session of 3 connections that streams */
+  {
+    gchar *desc = g_strdup_printf ("multitcpsrc name=src host=127.0.0.1 "
+        "port=%d connections=3 latency=5000 passphrase=\"open sesame\" ! "
+        "appsink name=out sync=false", port);
+    r = g_new0 (Receiver, 1);
+    r->pipeline = gst_parse_launch (desc, NULL);
+    g_free (desc);
+    r->src = gst_bin_get_by_name (GST_BIN (r->pipeline), "src");
+    r->appsink = gst_bin_get_by_name (GST_BIN (r->pipeline), "out");
+    gst_element_set_state (r->pipeline, GST_STATE_PLAYING);
+  }
+  wait_for_connections (s->sink, 3);
+
+  /* a wrong one: refused with a reason, and not retried */
+  bad = start_receiver_expecting_error (port, "passphrase=guess", &msg);
+  fail_unless (strstr (msg, "passphrase") != NULL, "%s", msg);
+  g_free (msg);
+  gst_element_set_state (bad, GST_STATE_NULL);
+  gst_object_unref (bad);
+  /* none at all */
+  bad = start_receiver_expecting_error (port, "", &msg);
+  fail_unless (strstr (msg, "requires a passphrase") != NULL, "%s", msg);
+  g_free (msg);
+  gst_element_set_state (bad, GST_STATE_NULL);
+  gst_object_unref (bad);
+
+  /* no retry storm: the refusals stay where they were */
+  refused = stats_uint64 (s->sink, "refused");
+  start = g_get_monotonic_time ();
+  while (g_get_monotonic_time () - start < G_USEC_PER_SEC)
+    g_usleep (50000);
+  fail_unless_equals_int (stats_uint64 (s->sink, "refused"), refused);
+  fail_unless_equals_int (sink_connections (s->sink), 3);
+
+  stream_and_check (s, &r, 1, 100, TRUE);
+  receiver_free (r);
+  sender_free (s);
+}
+
+GST_END_TEST;
+
 /* ---- connections that die ---- */
 
 typedef struct {
@@ -1096,6 +1172,7 @@ elements_suite (void)
   tcase_add_test (tc, test_state_cycles);
   tcase_add_test (tc, test_connection_count_change_loses_nothing);
   tcase_add_test (tc, test_half_open_connection_is_found);
+  tcase_add_test (tc, test_passphrase);
   tcase_add_test (tc, test_killed_connections_lose_nothing);
   tcase_add_test (tc, test_outage_of_every_connection_loses_nothing);
   tcase_add_test (tc, test_h264_every_frame_decoded);
