@@ -603,6 +603,8 @@ on_conn_event (MtcpConnection * conn, GIOCondition cond, gpointer user_data)
   GError *err = NULL;
 
   g_mutex_lock (&client->lock);
+  GST_LOG ("connection %u (%s): events 0x%x", cc->index,
+      conn_state_name (cc->state), cond);
   if (cc->state == CONN_CONNECTING) {
     if (!(cond & (G_IO_OUT | G_IO_ERR | G_IO_HUP)))
       goto done;
@@ -770,6 +772,17 @@ open_more_connections (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+static gboolean
+apply_connection_count_cb (gpointer data)
+{
+  MtcpClient *client = data;
+
+  g_mutex_lock (&client->lock);
+  apply_connection_count (client);
+  g_mutex_unlock (&client->lock);
+  return G_SOURCE_REMOVE;
+}
+
 void
 mtcp_client_set_connections (MtcpClient * client, guint connections)
 {
@@ -777,10 +790,16 @@ mtcp_client_set_connections (MtcpClient * client, guint connections)
   client->config.connections = connections;
   if (connections > 0 && client->running &&
       client->config.control.connections == MTCP_CONNECTION_CONTROL_FIXED) {
+    GSource *source = g_idle_source_new ();
+
     client->wanted = connections;
     g_snprintf (client->conn_reason, sizeof (client->conn_reason),
         "connections set to %u", connections);
-    apply_connection_count (client);
+    /* sockets and their sources belong to the I/O thread: it does the work */
+    g_source_set_callback (source, apply_connection_count_cb, client, NULL);
+    g_source_set_priority (source, G_PRIORITY_HIGH);
+    g_source_attach (source, client->context);
+    g_source_unref (source);
   }
   g_mutex_unlock (&client->lock);
 }

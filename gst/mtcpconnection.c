@@ -205,6 +205,9 @@ mtcp_connection_attach (MtcpConnection * conn, GMainContext * context,
   conn->want_write = FALSE;
   g_source_set_callback (conn->source, (GSourceFunc) (void (*)(void)) func,
       user_data, NULL);
+  /* never re-entered (nothing here iterates the context), so GLib need not
+   * take the fd out of the poll set while it dispatches */
+  g_source_set_can_recurse (conn->source, TRUE);
   g_source_attach (conn->source, context);
 }
 

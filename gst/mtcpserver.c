@@ -686,6 +686,8 @@ handle_frames (MtcpServer * server, ServerConn * sc)
       return FALSE;
     }
     sc->conn->frames_received++;
+    GST_LOG ("%s frame (%u bytes) on connection %u from %s",
+        mtcp_frame_type_name (hdr.type), hdr.length, sc->id, sc->conn->peer);
     if (sc->session == NULL) {
       gboolean ok;
       if (sc->challenged && hdr.type == MTCP_FRAME_AUTH) {

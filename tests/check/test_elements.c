@@ -139,8 +139,14 @@ static void
 wait_for_connections (GstElement * sink, guint n)
 {
   gint64 until = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
-  while (sink_connections (sink) < n && g_get_monotonic_time () < until)
+  while (sink_connections (sink) != n && g_get_monotonic_time () < until)
     g_usleep (10000);
+  if (sink_connections (sink) != n) {
+    GstStructure *st = NULL;
+    g_object_get (sink, "stats", &st, NULL);
+    GST_ERROR ("sink stats: %" GST_PTR_FORMAT, st);
+    gst_structure_free (st);
+  }
   fail_unless_equals_int (sink_connections (sink), n);
 }
 
