@@ -7,6 +7,7 @@
 #include "mtcpprotocol.h"
 #include "mtcpreorder.h"
 #include "mtcptcpinfo.h"
+#include "mtcpiothread.h"
 #include "mtcpadjustwindow.h"
 #include "mtcpadjustconn.h"
 #include "mtcpmultfrc.h"
@@ -114,9 +115,7 @@ struct _MtcpClient {
   gdouble target_Bps;
   gchar conn_reason[160];
 
-  GMainContext *context;
-  GMainLoop *loop;
-  GThread *thread;
+  MtcpIoThread io;
   gboolean running;
 };
 
@@ -695,7 +694,7 @@ open_connection (MtcpClient * client)
   cc = conn_new (client, sock, CONN_CONNECTING);
   cc->fresh = client->session_gone;
   g_object_unref (sock);
-  mtcp_connection_attach (cc->conn, client->context, on_conn_event, client);
+  mtcp_connection_attach (cc->conn, client->io.context, on_conn_event, client);
   mtcp_connection_want_write (cc->conn, TRUE);
   GST_DEBUG ("opening connection %u", cc->index);
 }
@@ -790,16 +789,13 @@ mtcp_client_set_connections (MtcpClient * client, guint connections)
   client->config.connections = connections;
   if (connections > 0 && client->running &&
       client->config.control.connections == MTCP_CONNECTION_CONTROL_FIXED) {
-    GSource *source = g_idle_source_new ();
-
     client->wanted = connections;
     g_snprintf (client->conn_reason, sizeof (client->conn_reason),
         "connections set to %u", connections);
-    /* sockets and their sources belong to the I/O thread: it does the work */
-    g_source_set_callback (source, apply_connection_count_cb, client, NULL);
-    g_source_set_priority (source, G_PRIORITY_HIGH);
-    g_source_attach (source, client->context);
-    g_source_unref (source);
+    /* sockets and their sources belong to the I/O thread: it does the work;
+     * high priority, or a busy stream would starve it */
+    mtcp_io_thread_add_idle (&client->io, G_PRIORITY_HIGH,
+        apply_connection_count_cb, client);
   }
   g_mutex_unlock (&client->lock);
 }
@@ -1170,46 +1166,6 @@ on_tick (gpointer data)
 
 /* ---- lifecycle ---- */
 
-static gboolean
-quit_loop (gpointer loop)
-{
-  g_main_loop_quit (loop);
-  return G_SOURCE_REMOVE;
-}
-
-static gpointer
-client_thread (gpointer data)
-{
-  MtcpClient *client = data;
-
-  g_main_context_push_thread_default (client->context);
-  g_main_loop_run (client->loop);
-  g_main_context_pop_thread_default (client->context);
-  return NULL;
-}
-
-static GSocketAddress *
-resolve (const gchar * host, guint port, GCancellable * cancellable,
-    GError ** error)
-{
-  GInetAddress *addr = g_inet_address_new_from_string (host);
-  GSocketAddress *saddr;
-
-  if (addr == NULL) {
-    GResolver *resolver = g_resolver_get_default ();
-    GList *list = g_resolver_lookup_by_name (resolver, host, cancellable,
-        error);
-    g_object_unref (resolver);
-    if (list == NULL)
-      return NULL;
-    addr = g_object_ref (list->data);
-    g_resolver_free_addresses (list);
-  }
-  saddr = g_inet_socket_address_new (addr, port);
-  g_object_unref (addr);
-  return saddr;
-}
-
 /* The first connection, blocking: its WELCOME names the session. */
 static ClientConn *
 connect_first (MtcpClient * client, GCancellable * cancellable,
@@ -1290,29 +1246,25 @@ mtcp_client_start (MtcpClient * client, GCancellable * cancellable,
     GError ** error)
 {
   ClientConn *first;
-  GSource *source;
 
-  client->address = resolve (client->config.host, client->config.port,
-      cancellable, error);
+  client->address = mtcp_resolve_address (client->config.host,
+      client->config.port, cancellable, error);
   if (client->address == NULL)
     return FALSE;
   first = connect_first (client, cancellable, error);
   if (first == NULL)
     return FALSE;
 
-  client->context = g_main_context_new ();
-  client->loop = g_main_loop_new (client->context, FALSE);
+  mtcp_io_thread_init (&client->io);
   client->rate_since_us = client->last_data_us = g_get_monotonic_time ();
-  mtcp_connection_attach (first->conn, client->context, on_conn_event, client);
-  source = g_timeout_source_new (MAX (client->config.feedback_interval_ms, 10));
-  g_source_set_callback (source, on_tick, client, NULL);
-  g_source_attach (source, client->context);
-  g_source_unref (source);
-  g_main_context_invoke (client->context, open_more_connections, client);
+  mtcp_connection_attach (first->conn, client->io.context, on_conn_event, client);
+  mtcp_io_thread_add_timeout (&client->io,
+      MAX (client->config.feedback_interval_ms, 10), on_tick, client);
+  g_main_context_invoke (client->io.context, open_more_connections, client);
 
   client->running = TRUE;
   client->flushing = FALSE;
-  client->thread = g_thread_new ("multitcpsrc-io", client_thread, client);
+  mtcp_io_thread_start (&client->io, "multitcpsrc-io");
   return TRUE;
 }
 
@@ -1327,23 +1279,11 @@ mtcp_client_stop (MtcpClient * client)
   g_cond_broadcast (&client->cond);
   g_mutex_unlock (&client->lock);
 
-  /* through the loop itself: a quit before the thread reached
-   * g_main_loop_run () would be forgotten */
-  {
-    GSource *quit = g_idle_source_new ();
-    g_source_set_callback (quit, quit_loop, client->loop, NULL);
-    g_source_attach (quit, client->context);
-    g_source_unref (quit);
-  }
-  g_thread_join (client->thread);
-  client->thread = NULL;
+  mtcp_io_thread_stop (&client->io);
   while (client->conns)
     client_close_conn (client, client->conns->data, "source stopping");
   reap (client);
-  g_main_loop_unref (client->loop);
-  client->loop = NULL;
-  g_main_context_unref (client->context);
-  client->context = NULL;
+  mtcp_io_thread_clear (&client->io);
 }
 
 void

@@ -4,6 +4,7 @@
 
 #include "mtcpserver.h"
 #include "mtcptcpinfo.h"
+#include "mtcpiothread.h"
 
 #include <string.h>
 #include <sys/random.h>
@@ -63,9 +64,7 @@ struct _MtcpServer {
 
   GSocket *listener;
   guint bound_port;
-  GMainContext *context;
-  GMainLoop *loop;
-  GThread *thread;
+  MtcpIoThread io;
   gint wake_pending;            /* atomic: a pump is already scheduled */
 
   /* stream rate measured at the input */
@@ -359,9 +358,9 @@ pump_all_cb (gpointer data)
 static void
 server_wake (MtcpServer * server)
 {
-  if (server->context && g_atomic_int_compare_and_exchange
+  if (server->io.context && g_atomic_int_compare_and_exchange
       (&server->wake_pending, 0, 1))
-    g_main_context_invoke (server->context, pump_all_cb, server);
+    g_main_context_invoke (server->io.context, pump_all_cb, server);
 }
 
 /* ---- connections ---- */
@@ -795,7 +794,7 @@ on_accept (GSocket * listener, GIOCondition cond, gpointer user_data)
     server->connections_accepted++;
     server->conns = g_list_prepend (server->conns, sc);
     GST_DEBUG ("accepted connection from %s", sc->conn->peer);
-    mtcp_connection_attach (sc->conn, server->context, on_conn_event, server);
+    mtcp_connection_attach (sc->conn, server->io.context, on_conn_event, server);
     g_mutex_unlock (&server->lock);
   }
   return G_SOURCE_CONTINUE;
@@ -884,49 +883,6 @@ on_tick (gpointer data)
 
 /* ---- thread and lifecycle ---- */
 
-static gboolean
-quit_loop (gpointer loop)
-{
-  g_main_loop_quit (loop);
-  return G_SOURCE_REMOVE;
-}
-
-static gpointer
-server_thread (gpointer data)
-{
-  MtcpServer *server = data;
-
-  g_main_context_push_thread_default (server->context);
-  g_main_loop_run (server->loop);
-  g_main_context_pop_thread_default (server->context);
-  return NULL;
-}
-
-static GSocketAddress *
-resolve_bind_address (const gchar * host, guint port, GError ** error)
-{
-  GInetAddress *addr = NULL;
-  GSocketAddress *saddr;
-
-  if (host == NULL || *host == '\0') {
-    addr = g_inet_address_new_any (G_SOCKET_FAMILY_IPV4);
-  } else {
-    addr = g_inet_address_new_from_string (host);
-    if (addr == NULL) {
-      GResolver *resolver = g_resolver_get_default ();
-      GList *list = g_resolver_lookup_by_name (resolver, host, NULL, error);
-      g_object_unref (resolver);
-      if (list == NULL)
-        return NULL;
-      addr = g_object_ref (list->data);
-      g_resolver_free_addresses (list);
-    }
-  }
-  saddr = g_inet_socket_address_new (addr, port);
-  g_object_unref (addr);
-  return saddr;
-}
-
 static void
 mark_ended (ServerSession * sess, gpointer unused)
 {
@@ -939,8 +895,8 @@ mtcp_server_start (MtcpServer * server, GError ** error)
   GSocketAddress *saddr, *bound;
   GSource *source;
 
-  saddr = resolve_bind_address (server->config.host, server->config.port,
-      error);
+  saddr = mtcp_resolve_address (server->config.host, server->config.port,
+      NULL, error);
   if (saddr == NULL)
     return FALSE;
   server->listener = g_socket_new (g_socket_address_get_family (saddr),
@@ -963,21 +919,18 @@ mtcp_server_start (MtcpServer * server, GError ** error)
       g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound)) : 0;
   g_clear_object (&bound);
 
-  server->context = g_main_context_new ();
-  server->loop = g_main_loop_new (server->context, FALSE);
+  mtcp_io_thread_init (&server->io);
   source = g_socket_create_source (server->listener, G_IO_IN, NULL);
   g_source_set_callback (source, (GSourceFunc) (void (*)(void)) on_accept,
       server, NULL);
-  g_source_attach (source, server->context);
+  g_source_attach (source, server->io.context);
   g_source_unref (source);
-  source = g_timeout_source_new (MAX (server->config.report_interval_ms, 10));
-  g_source_set_callback (source, on_tick, server, NULL);
-  g_source_attach (source, server->context);
-  g_source_unref (source);
+  mtcp_io_thread_add_timeout (&server->io,
+      MAX (server->config.report_interval_ms, 10), on_tick, server);
 
   server->flushing = FALSE;
   server->running = TRUE;
-  server->thread = g_thread_new ("multitcpsink-io", server_thread, server);
+  mtcp_io_thread_start (&server->io, "multitcpsink-io");
   GST_INFO ("listening on port %u, scheduler %s", server->bound_port,
       mtcp_scheduler_nick (server->config.scheduler));
   return TRUE;
@@ -993,16 +946,7 @@ mtcp_server_stop (MtcpServer * server)
   g_cond_broadcast (&server->cond);
   g_mutex_unlock (&server->lock);
 
-  /* through the loop itself: a quit before the thread reached
-   * g_main_loop_run () would be forgotten */
-  {
-    GSource *quit = g_idle_source_new ();
-    g_source_set_callback (quit, quit_loop, server->loop, NULL);
-    g_source_attach (quit, server->context);
-    g_source_unref (quit);
-  }
-  g_thread_join (server->thread);
-  server->thread = NULL;
+  mtcp_io_thread_stop (&server->io);
 
   /* the I/O thread is gone: nothing else touches the state now */
   server->running = FALSE;
@@ -1012,11 +956,7 @@ mtcp_server_stop (MtcpServer * server)
   reap (server);
   g_socket_close (server->listener, NULL);
   g_clear_object (&server->listener);
-  g_main_loop_unref (server->loop);
-  server->loop = NULL;
-  g_main_context_unref (server->context);
-  server->context = NULL;
-  server->running = FALSE;
+  mtcp_io_thread_clear (&server->io);
 }
 
 guint
