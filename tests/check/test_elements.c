@@ -968,11 +968,13 @@ killer_thread (gpointer data)
 static gboolean
 can_kill_connections (void)
 {
-  if (geteuid () != 0 || !g_find_program_in_path ("ss")) {
+  gchar *ss = g_find_program_in_path ("ss");
+  gboolean ok = geteuid () == 0 && ss != NULL;
+
+  g_free (ss);
+  if (!ok)
     g_printerr ("SKIP: killing connections needs root and ss (iproute2)\n");
-    return FALSE;
-  }
-  return TRUE;
+  return ok;
 }
 
 static void
