@@ -42,16 +42,16 @@ link_clear (Link * link)
 }
 
 void
-link_update (Link * link, const LinkParams * params)
+link_update (Link * link, const LinkParams * params, uint64_t now_ns)
 {
-  uint64_t *trace = link->p.trace_ms;
-  size_t trace_len = link->p.trace_len;
-
-  link->p = *params;
-  if (!params->trace_ms) {
-    link->p.trace_ms = trace;
-    link->p.trace_len = trace_len;
+  if (params->trace_ms != link->p.trace_ms ||
+      params->trace_len != link->p.trace_len) {
+    link->trace_base_ns = now_ns;
+    link->trace_pos = 0;
+    link->trace_loops = 0;
+    link->trace_left = 0;
   }
+  link->p = *params;
 }
 
 void
@@ -88,9 +88,10 @@ advance_departures (Link * link, uint64_t now_ns)
   }
 }
 
-/* The first trace opportunity at or after @t that nobody used yet. */
+/* Takes the first trace opportunity at or after @t that nobody used yet;
+ * the ones before @t passed with nothing to send and are lost. */
 static uint64_t
-trace_departure (Link * link, uint64_t t)
+trace_next_opportunity (Link * link, uint64_t t)
 {
   uint64_t period_ms = link->p.trace_ms[link->p.trace_len - 1];
   uint64_t period_ns = period_ms ? period_ms * NS_PER_MS : NS_PER_MS;
@@ -106,6 +107,32 @@ trace_departure (Link * link, uint64_t t)
     if (at >= t)
       return at;
   }
+}
+
+/* mahimahi's rule: an opportunity carries LINK_MTU bytes, of several small
+ * packets or of part of a big one (which then leaves with the opportunity
+ * that carries its last byte). @start is when the packet can begin. */
+static uint64_t
+trace_departure (Link * link, uint64_t start, size_t len)
+{
+  uint64_t at = link->trace_cur_ns;
+  size_t need = len;
+
+  /* what is left of the opportunity the packet before finished in; only
+   * usable when the queue was busy up to that very moment */
+  if (link->trace_left > 0 && link->trace_cur_ns >= start) {
+    size_t use = need < link->trace_left ? need : link->trace_left;
+    need -= use;
+    link->trace_left -= use;
+  }
+  while (need > 0) {
+    size_t use = need < LINK_MTU ? need : LINK_MTU;
+    at = trace_next_opportunity (link, start);
+    link->trace_cur_ns = at;
+    link->trace_left = LINK_MTU - use;
+    need -= use;
+  }
+  return at;
 }
 
 LinkVerdict
@@ -133,7 +160,7 @@ link_enqueue (Link * link, const void *data, size_t len, uint64_t now_ns)
 
   start = now_ns > link->last_depart_ns ? now_ns : link->last_depart_ns;
   if (link->p.trace_len > 0)
-    depart = trace_departure (link, start);
+    depart = trace_departure (link, start, len);
   else if (link->p.rate_bps > 0)
     depart = start + (uint64_t) len * 8 * NS_PER_SEC / link->p.rate_bps;
   else

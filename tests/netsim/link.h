@@ -21,7 +21,8 @@ typedef struct {
   double ge_p_bg;               /* per packet: bad -> good */
   double ge_loss_good;
   double ge_loss_bad;
-  /* mahimahi trace: delivery opportunities (ms offsets), looping */
+  /* mahimahi trace: delivery opportunities (ms offsets), looping; each
+   * opportunity carries LINK_MTU bytes, whole or parts of packets */
   uint64_t *trace_ms;
   size_t trace_len;
 } LinkParams;
@@ -67,13 +68,16 @@ typedef struct {
   uint64_t trace_base_ns;       /* time of the trace's first opportunity */
   size_t trace_pos;             /* next unused opportunity */
   uint64_t trace_loops;
+  uint64_t trace_cur_ns;        /* the opportunity last used ... */
+  uint32_t trace_left;          /* ... and the bytes it still carries */
 } Link;
 
 void link_init (Link * link, const LinkParams * params, uint64_t seed,
     uint64_t now_ns);
 void link_clear (Link * link);
-/* Change rate/delay/loss while running (schedule); keeps the queue. */
-void link_update (Link * link, const LinkParams * params);
+/* Change rate/delay/loss while running (schedule); keeps the queue. A new
+ * trace (another trace_ms pointer) starts from its beginning at @now_ns. */
+void link_update (Link * link, const LinkParams * params, uint64_t now_ns);
 void link_blackout (Link * link, uint64_t until_ns);
 
 /* Takes a copy of the packet when it is queued. */

@@ -1,44 +1,50 @@
 /* netsim: real kernel TCP between two network namespaces, across links
  * emulated in user space (this kernel has no netem).
  *
- *   netsim [options] -- command [args...]
+ *   netsim [options] -- command [args...]   runs the command, then ends
+ *   netsim [options]                        prints "ready {...}" on stdout
+ *                                           and runs until SIGINT/SIGTERM
  *
- * Creates namespaces A and B joined by one TUN device per link on each
- * side, forwards IP packets between them through link models (link.c),
- * runs the command (in the root namespace, with NETSIM_NS_A/B and
+ * Creates (or joins) namespaces A and B joined by one TUN device per link
+ * on each side, forwards IP packets between them through link models
+ * (link.c), runs the command (in the root namespace, with NETSIM_NS_A/B and
  * NETSIM_ADDR_A/B<k> set; it enters the namespaces with `ip netns exec`),
- * and when it ends, prints per-link counters as JSON and removes
- * everything, also on Ctrl-C, SIGTERM or the command crashing.
+ * and when it ends, prints per-link counters as JSON and removes what it
+ * made, also on Ctrl-C, SIGTERM, the command crashing, or netsim being
+ * killed (a reaper process does it then).
  *
  * Options:
  *   --link SPEC[/SPEC]   a link (repeatable); SPEC for A->B, the second for
  *                        B->A (default: the same). SPEC is comma-separated
  *                        rate=10mbit delay=25ms queue=100p|64kb loss=0.01
  *                        ge=p_gb:p_bg:loss_good:loss_bad trace=FILE
+ *                        (rate= after trace= replaces the trace)
  *   --schedule FILE      lines "at=SEC [link=K] [dir=ab|ba|both] KEY=VALUE..."
- *                        or "at=SEC [link=K] blackout=SEC"
+ *                        or "at=SEC [link=K] [dir=..] blackout=SEC"
  *   --cc NAME            TCP congestion control in both namespaces
- *   --ns PREFIX          namespace names PREFIX-a, PREFIX-b (default netsim<pid>)
+ *   --ns PREFIX          namespace names PREFIX-a, PREFIX-b
+ *                        (default netsim<pid>-a/-b)
+ *   --ns-a NAME, --ns-b NAME   namespace names; existing ones are joined
+ *                        (and left in place), missing ones are made
+ *   --subnet N           link k uses 10.77.(N+k).1/.2, devices nsa/nsb(N+k-1)
+ *                        (default 1; for several netsims in joined namespaces)
+ *   --txqueuelen N       TUN device ring length (default 10000)
  *   --seed N             random seed for loss (default 1)
  *   --stats FILE         write the JSON there instead of stderr
  */
 #define _GNU_SOURCE
 #include "link.h"
+#include "netns.h"
+#include "spec.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/if.h>
-#include <linux/if_tun.h>
-#include <pthread.h>
-#include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
@@ -48,47 +54,34 @@
 
 #define MAX_LINKS 8
 #define MAX_EVENTS 256
+#define CC_SYSCTL "net.ipv4.tcp_congestion_control"
 
 typedef struct {
   LinkParams ab, ba;
-  char *trace_ab, *trace_ba;
   Link link_ab, link_ba;
-  int fd_a, fd_b;               /* TUN fds in namespace A and B */
+  int fd_a, fd_b;               /* TUN fds in namespace A and B, -1 = none */
   char dev_a[IFNAMSIZ], dev_b[IFNAMSIZ];
   char addr_a[32], addr_b[32];
   uint64_t write_errors;
 } NetLink;
 
 typedef struct {
-  double at;
-  int link;                     /* -1 = all */
-  int dir;                      /* 1 ab, 2 ba, 3 both */
-  double blackout;              /* seconds, 0 = a parameter change */
-  char spec[256];
-  int done;
-} ScheduleEntry;
+  char name[64];
+  int created;                  /* made by us: removed at the end */
+  int joined;                   /* existed: only our devices go */
+  char *cc_before;              /* joined and --cc: set back at the end */
+  char *cc;                     /* what its TCP uses */
+} Namespace;
 
 static NetLink links[MAX_LINKS];
 static int n_links;
 static ScheduleEntry *schedule;
 static int n_schedule;
-static char ns_a[64], ns_b[64];
-static int namespaces_made;
-static char *old_allowed_cc;
+static Namespace ns_a, ns_b;
+static char *allowed_cc_before, *allowed_cc_ours;
 static pid_t child_pid = -1;
 static const char *stats_path;
-
-static void
-die (const char *fmt, ...)
-{
-  va_list ap;
-  va_start (ap, fmt);
-  fprintf (stderr, "netsim: ");
-  vfprintf (stderr, fmt, ap);
-  fprintf (stderr, "\n");
-  va_end (ap);
-  exit (2);
-}
+static int txqueuelen = 10000;
 
 static uint64_t
 now_ns (void)
@@ -98,274 +91,30 @@ now_ns (void)
   return (uint64_t) ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-static int
-run (const char *fmt, ...)
-{
-  char cmd[1024];
-  va_list ap;
-  int rc;
-
-  va_start (ap, fmt);
-  vsnprintf (cmd, sizeof (cmd), fmt, ap);
-  va_end (ap);
-  rc = system (cmd);
-  return WIFEXITED (rc) ? WEXITSTATUS (rc) : -1;
-}
-
-static char *
-read_command (const char *fmt, ...)
-{
-  char cmd[1024], buf[256];
-  va_list ap;
-  FILE *f;
-  size_t n;
-
-  va_start (ap, fmt);
-  vsnprintf (cmd, sizeof (cmd), fmt, ap);
-  va_end (ap);
-  f = popen (cmd, "r");
-  if (!f)
-    return strdup ("");
-  n = fread (buf, 1, sizeof (buf) - 1, f);
-  pclose (f);
-  buf[n] = 0;
-  while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-    buf[--n] = 0;
-  return strdup (buf);
-}
-
 /* ---- parsing ---- */
-
-static uint64_t
-parse_rate (const char *v)
-{
-  char *end;
-  double x = strtod (v, &end);
-  if (!strcasecmp (end, "gbit"))
-    x *= 1e9;
-  else if (!strcasecmp (end, "mbit"))
-    x *= 1e6;
-  else if (!strcasecmp (end, "kbit"))
-    x *= 1e3;
-  else if (*end && strcasecmp (end, "bit"))
-    die ("bad rate '%s' (use e.g. 10mbit, 500kbit)", v);
-  return (uint64_t) x;
-}
-
-static uint64_t
-parse_time_ns (const char *v)
-{
-  char *end;
-  double x = strtod (v, &end);
-  if (!strcmp (end, "ms"))
-    return (uint64_t) (x * 1e6);
-  if (!strcmp (end, "us"))
-    return (uint64_t) (x * 1e3);
-  if (!strcmp (end, "s") || !*end)
-    return (uint64_t) (x * 1e9);
-  die ("bad time '%s' (use e.g. 25ms)", v);
-  return 0;
-}
-
-static uint64_t *
-load_trace (const char *path, size_t *len)
-{
-  FILE *f = fopen (path, "r");
-  uint64_t *v = NULL;
-  size_t n = 0, cap = 0;
-  char line[64];
-
-  if (!f)
-    die ("cannot open trace %s: %s", path, strerror (errno));
-  while (fgets (line, sizeof (line), f)) {
-    char *end;
-    unsigned long long ms = strtoull (line, &end, 10);
-    if (end == line)
-      continue;
-    if (n == cap) {
-      cap = cap ? cap * 2 : 1024;
-      v = realloc (v, cap * sizeof (*v));
-    }
-    v[n++] = ms;
-  }
-  fclose (f);
-  if (n == 0)
-    die ("trace %s has no delivery opportunities", path);
-  *len = n;
-  return v;
-}
-
-/* Applies "k=v,k=v" on top of @p. */
-static void
-parse_spec (const char *spec, LinkParams * p)
-{
-  char *copy = strdup (spec), *tok, *save = NULL;
-
-  for (tok = strtok_r (copy, ", ", &save); tok;
-      tok = strtok_r (NULL, ", ", &save)) {
-    char *eq = strchr (tok, '=');
-    char *key = tok, *val;
-    if (!eq)
-      die ("bad link parameter '%s'", tok);
-    *eq = 0;
-    val = eq + 1;
-    if (!strcmp (key, "rate"))
-      p->rate_bps = parse_rate (val);
-    else if (!strcmp (key, "delay"))
-      p->delay_ns = parse_time_ns (val);
-    else if (!strcmp (key, "loss"))
-      p->loss = atof (val);
-    else if (!strcmp (key, "queue")) {
-      size_t l = strlen (val);
-      if (l > 1 && val[l - 1] == 'p')
-        p->queue_packets = atoi (val);
-      else if (l > 2 && !strcasecmp (val + l - 2, "kb"))
-        p->queue_bytes = (uint64_t) atof (val) * 1000;
-      else if (l > 1 && (val[l - 1] == 'b' || val[l - 1] == 'B'))
-        p->queue_bytes = (uint64_t) atof (val);
-      else
-        die ("bad queue '%s' (use 100p, 64kb or 65536b)", val);
-    } else if (!strcmp (key, "ge")) {
-      if (sscanf (val, "%lf:%lf:%lf:%lf", &p->ge_p_gb, &p->ge_p_bg,
-              &p->ge_loss_good, &p->ge_loss_bad) != 4)
-        die ("bad ge '%s' (p_gb:p_bg:loss_good:loss_bad)", val);
-    } else if (!strcmp (key, "trace")) {
-      p->trace_ms = load_trace (val, &p->trace_len);
-    } else {
-      die ("unknown link parameter '%s'", key);
-    }
-  }
-  free (copy);
-}
 
 static void
 add_link (const char *arg)
 {
   NetLink *l;
-  const char *slash = strchr (arg, '/');
+  const char *slash = spec_find_direction_split (arg);
   char *fwd;
 
   if (n_links == MAX_LINKS)
     die ("at most %d links", MAX_LINKS);
   l = &links[n_links++];
   memset (l, 0, sizeof (*l));
+  l->fd_a = l->fd_b = -1;
   fwd = slash ? strndup (arg, slash - arg) : strdup (arg);
-  parse_spec (fwd, &l->ab);
+  spec_parse_link (fwd, &l->ab);
   if (slash)
-    parse_spec (slash + 1, &l->ba);
+    spec_parse_link (slash + 1, &l->ba);
   else
     l->ba = l->ab;
   free (fwd);
 }
 
-static void
-load_schedule (const char *path)
-{
-  FILE *f = fopen (path, "r");
-  char line[512];
-
-  if (!f)
-    die ("cannot open schedule %s: %s", path, strerror (errno));
-  while (fgets (line, sizeof (line), f)) {
-    ScheduleEntry e = { 0 };
-    char *tok, *save = NULL;
-    size_t used = 0;
-
-    if (line[0] == '#' || line[0] == '\n')
-      continue;
-    e.link = -1;
-    e.dir = 3;
-    e.at = -1;
-    for (tok = strtok_r (line, " \t\n", &save); tok;
-        tok = strtok_r (NULL, " \t\n", &save)) {
-      if (!strncmp (tok, "at=", 3))
-        e.at = atof (tok + 3);
-      else if (!strncmp (tok, "link=", 5))
-        e.link = atoi (tok + 5);
-      else if (!strcmp (tok, "dir=ab"))
-        e.dir = 1;
-      else if (!strcmp (tok, "dir=ba"))
-        e.dir = 2;
-      else if (!strcmp (tok, "dir=both"))
-        e.dir = 3;
-      else if (!strncmp (tok, "blackout=", 9))
-        e.blackout = atof (tok + 9);
-      else
-        used += snprintf (e.spec + used, sizeof (e.spec) - used, "%s%s",
-            used ? "," : "", tok);
-    }
-    if (e.at < 0)
-      die ("schedule line without at=: %s", line);
-    schedule = realloc (schedule, (n_schedule + 1) * sizeof (*schedule));
-    schedule[n_schedule++] = e;
-  }
-  fclose (f);
-}
-
 /* ---- namespaces and devices ---- */
-
-typedef struct {
-  const char *ns;
-  const char *name;
-  int fd;
-  int err;
-} TunRequest;
-
-/* setns () changes the calling thread only: make the device from a thread */
-static void *
-open_tun_in_namespace (void *data)
-{
-  TunRequest *req = data;
-  char path[128];
-  int nsfd, fd;
-  struct ifreq ifr;
-
-  snprintf (path, sizeof (path), "/var/run/netns/%s", req->ns);
-  nsfd = open (path, O_RDONLY | O_CLOEXEC);
-  if (nsfd < 0 || setns (nsfd, CLONE_NEWNET) != 0) {
-    req->err = errno;
-    return NULL;
-  }
-  close (nsfd);
-  fd = open ("/dev/net/tun", O_RDWR | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) {
-    req->err = errno;
-    return NULL;
-  }
-  memset (&ifr, 0, sizeof (ifr));
-  ifr.ifr_flags = IFF_TUN | IFF_NO_PI;
-  snprintf (ifr.ifr_name, IFNAMSIZ, "%s", req->name);
-  if (ioctl (fd, TUNSETIFF, &ifr) != 0) {
-    req->err = errno;
-    close (fd);
-    return NULL;
-  }
-  req->fd = fd;
-  return NULL;
-}
-
-static int
-make_tun (const char *ns, const char *name)
-{
-  TunRequest req = { ns, name, -1, 0 };
-  pthread_t t;
-
-  pthread_create (&t, NULL, open_tun_in_namespace, &req);
-  pthread_join (t, NULL);
-  if (req.fd < 0)
-    die ("cannot create TUN %s in %s: %s", name, ns, strerror (req.err));
-  return req.fd;
-}
-
-static uint64_t
-tx_dropped (const char *ns, const char *dev)
-{
-  char *s = read_command ("ip netns exec %s cat /sys/class/net/%s/statistics/"
-      "tx_dropped 2>/dev/null", ns, dev);
-  uint64_t v = strtoull (s, NULL, 10);
-  free (s);
-  return v;
-}
 
 static void
 cleanup (void)
@@ -378,30 +127,35 @@ cleanup (void)
     kill (-child_pid, SIGKILL);
     child_pid = -1;
   }
+  /* closing a TUN fd removes its (non-persistent) device */
   for (i = 0; i < n_links; i++) {
-    if (links[i].fd_a > 0)
+    if (links[i].fd_a >= 0)
       close (links[i].fd_a);
-    if (links[i].fd_b > 0)
+    if (links[i].fd_b >= 0)
       close (links[i].fd_b);
-    links[i].fd_a = links[i].fd_b = 0;
+    links[i].fd_a = links[i].fd_b = -1;
   }
-  if (namespaces_made) {
-    /* whatever still runs inside goes too */
-    run ("ip netns pids %s 2>/dev/null | xargs -r kill -9 2>/dev/null", ns_a);
-    run ("ip netns pids %s 2>/dev/null | xargs -r kill -9 2>/dev/null", ns_b);
-    run ("ip netns del %s 2>/dev/null", ns_a);
-    run ("ip netns del %s 2>/dev/null", ns_b);
-    namespaces_made = 0;
+  if (ns_a.created)
+    netns_remove (ns_a.name);
+  if (ns_b.created)
+    netns_remove (ns_b.name);
+  ns_a.created = ns_b.created = 0;
+  if (ns_a.cc_before)
+    run_command ("ip netns exec %s sysctl -qw " CC_SYSCTL "=%s", ns_a.name,
+        ns_a.cc_before);
+  if (ns_b.cc_before)
+    run_command ("ip netns exec %s sysctl -qw " CC_SYSCTL "=%s", ns_b.name,
+        ns_b.cc_before);
+  free (ns_a.cc_before);
+  free (ns_b.cc_before);
+  ns_a.cc_before = ns_b.cc_before = NULL;
+  if (allowed_cc_before) {
+    allowed_cc_restore (allowed_cc_before, allowed_cc_ours);
+    free (allowed_cc_before);
+    free (allowed_cc_ours);
+    allowed_cc_before = allowed_cc_ours = NULL;
   }
-  if (old_allowed_cc) {
-    FILE *f = fopen ("/proc/sys/net/ipv4/tcp_allowed_congestion_control", "w");
-    if (f) {
-      fputs (old_allowed_cc, f);
-      fclose (f);
-    }
-    free (old_allowed_cc);
-    old_allowed_cc = NULL;
-  }
+  reaper_done ();
 }
 
 static void
@@ -412,70 +166,98 @@ on_fatal_signal (int sig)
   raise (sig);
 }
 
+static char *
+namespace_cc (Namespace * ns)
+{
+  return read_command ("ip netns exec %s sysctl -n " CC_SYSCTL, ns->name);
+}
+
 static void
 set_congestion_control (const char *cc)
 {
   char *allowed = read_command ("cat /proc/sys/net/ipv4/"
       "tcp_allowed_congestion_control");
-  char *got_a, *got_b;
+  Namespace *both[2] = { &ns_a, &ns_b };
+  int i;
 
-  /* a namespace may only pick what the root namespace allows */
+  /* a namespace may only pick what the root namespace allows (root's
+   * sockets may set any with TCP_CONGESTION, but their default may not) */
   if (!strstr (allowed, cc)) {
     FILE *f = fopen ("/proc/sys/net/ipv4/tcp_allowed_congestion_control", "w");
-    old_allowed_cc = strdup (allowed);
-    if (!f || fprintf (f, "%s %s", allowed, cc) < 0 || fclose (f) != 0)
+    char ours[512];
+    snprintf (ours, sizeof (ours), "%s %s", allowed, cc);
+    if (!f || fputs (ours, f) < 0 || fclose (f) != 0)
       die ("cannot allow congestion control %s", cc);
+    allowed_cc_before = strdup (allowed);
+    /* the kernel writes the list back in its own order */
+    allowed_cc_ours = read_command ("cat /proc/sys/net/ipv4/"
+        "tcp_allowed_congestion_control");
+    reaper_restore_allowed_cc_later (allowed_cc_before, allowed_cc_ours);
+    fprintf (stderr, "netsim: added %s to tcp_allowed_congestion_control "
+        "until netsim ends\n", cc);
   }
   free (allowed);
-  if (run ("ip netns exec %s sysctl -qw net.ipv4.tcp_congestion_control=%s",
-          ns_a, cc) || run ("ip netns exec %s sysctl -qw "
-          "net.ipv4.tcp_congestion_control=%s", ns_b, cc))
-    die ("cannot set congestion control %s", cc);
-  got_a = read_command ("ip netns exec %s sysctl -n "
-      "net.ipv4.tcp_congestion_control", ns_a);
-  got_b = read_command ("ip netns exec %s sysctl -n "
-      "net.ipv4.tcp_congestion_control", ns_b);
-  if (strcmp (got_a, cc) || strcmp (got_b, cc))
-    die ("asked for %s, namespaces use %s and %s", cc, got_a, got_b);
-  free (got_a);
-  free (got_b);
+  for (i = 0; i < 2; i++) {
+    char *got;
+    if (both[i]->joined)
+      both[i]->cc_before = namespace_cc (both[i]);
+    if (run_command ("ip netns exec %s sysctl -qw " CC_SYSCTL "=%s",
+            both[i]->name, cc))
+      die ("cannot set congestion control %s in %s", cc, both[i]->name);
+    got = namespace_cc (both[i]);
+    if (strcmp (got, cc))
+      die ("asked for %s, %s uses %s", cc, both[i]->name, got);
+    free (got);
+  }
 }
 
 static void
-setup (const char *cc, uint64_t seed)
+setup_namespace (Namespace * ns)
+{
+  if (netns_create_or_join (ns->name, &ns->created) != 0)
+    die ("cannot create network namespace %s (root and iproute2 needed)",
+        ns->name);
+  ns->joined = !ns->created;
+  if (ns->created)
+    reaper_remove_netns_later (ns->name);
+}
+
+static void
+setup (const char *cc, uint64_t seed, int subnet)
 {
   int i;
   uint64_t t0 = now_ns ();
 
-  if (run ("ip netns add %s", ns_a) || run ("ip netns add %s", ns_b))
-    die ("cannot create network namespaces (root and iproute2 needed)");
-  namespaces_made = 1;
-  run ("ip -n %s link set lo up", ns_a);
-  run ("ip -n %s link set lo up", ns_b);
-
+  setup_namespace (&ns_a);
+  setup_namespace (&ns_b);
   for (i = 0; i < n_links; i++) {
     NetLink *l = &links[i];
-    snprintf (l->dev_a, IFNAMSIZ, "nsa%d", i);
-    snprintf (l->dev_b, IFNAMSIZ, "nsb%d", i);
-    snprintf (l->addr_a, sizeof (l->addr_a), "10.77.%d.1", i + 1);
-    snprintf (l->addr_b, sizeof (l->addr_b), "10.77.%d.2", i + 1);
-    l->fd_a = make_tun (ns_a, l->dev_a);
-    l->fd_b = make_tun (ns_b, l->dev_b);
+    int net = subnet + i;
+    snprintf (l->dev_a, IFNAMSIZ, "nsa%d", net - 1);
+    snprintf (l->dev_b, IFNAMSIZ, "nsb%d", net - 1);
+    snprintf (l->addr_a, sizeof (l->addr_a), "10.77.%d.1", net);
+    snprintf (l->addr_b, sizeof (l->addr_b), "10.77.%d.2", net);
+    if ((l->fd_a = netns_open_tun (ns_a.name, l->dev_a)) < 0 ||
+        (l->fd_b = netns_open_tun (ns_b.name, l->dev_b)) < 0)
+      die ("cannot create TUN device %s/%s: %s", l->dev_a, l->dev_b,
+          strerror (errno));
     /* a deep device ring: the default 500 drops silently at high rates */
-    if (run ("ip -n %s link set %s up mtu %d txqueuelen 10000", ns_a,
-            l->dev_a, LINK_MTU) ||
-        run ("ip -n %s link set %s up mtu %d txqueuelen 10000", ns_b,
-            l->dev_b, LINK_MTU) ||
-        run ("ip -n %s addr add %s peer %s dev %s", ns_a, l->addr_a,
-            l->addr_b, l->dev_a) ||
-        run ("ip -n %s addr add %s peer %s dev %s", ns_b, l->addr_b,
-            l->addr_a, l->dev_b))
+    if (run_command ("ip -n %s link set %s up mtu %d txqueuelen %d",
+            ns_a.name, l->dev_a, LINK_MTU, txqueuelen) ||
+        run_command ("ip -n %s link set %s up mtu %d txqueuelen %d",
+            ns_b.name, l->dev_b, LINK_MTU, txqueuelen) ||
+        run_command ("ip -n %s addr add %s peer %s dev %s", ns_a.name,
+            l->addr_a, l->addr_b, l->dev_a) ||
+        run_command ("ip -n %s addr add %s peer %s dev %s", ns_b.name,
+            l->addr_b, l->addr_a, l->dev_b))
       die ("cannot configure link %d", i);
     link_init (&l->link_ab, &l->ab, seed * 2 + i * 16 + 1, t0);
     link_init (&l->link_ba, &l->ba, seed * 2 + i * 16 + 2, t0);
   }
   if (cc)
     set_congestion_control (cc);
+  ns_a.cc = namespace_cc (&ns_a);
+  ns_b.cc = namespace_cc (&ns_b);
 }
 
 /* ---- forwarding ---- */
@@ -527,17 +309,18 @@ apply_schedule (uint64_t t0, uint64_t now)
           link_blackout (&l->link_ba, until);
         fprintf (stderr, "netsim: t=%.1f s: link %d blackout for %.1f s\n",
             e->at, k, e->blackout);
-        continue;
       }
+      if (!e->spec[0])
+        continue;
       if (e->dir & 1) {
         LinkParams p = l->link_ab.p;
-        parse_spec (e->spec, &p);
-        link_update (&l->link_ab, &p);
+        spec_parse_link (e->spec, &p);
+        link_update (&l->link_ab, &p, now);
       }
       if (e->dir & 2) {
         LinkParams p = l->link_ba.p;
-        parse_spec (e->spec, &p);
-        link_update (&l->link_ba, &p);
+        spec_parse_link (e->spec, &p);
+        link_update (&l->link_ba, &p, now);
       }
       fprintf (stderr, "netsim: t=%.1f s: link %d %s\n", e->at, k, e->spec);
     }
@@ -585,7 +368,7 @@ print_direction (FILE * f, const char *name, Link * link)
 }
 
 static void
-print_stats (int child_status, const char *cc)
+print_stats (int child_status)
 {
   FILE *f = stats_path ? fopen (stats_path, "w") : stderr;
   uint64_t ring_drops = 0;
@@ -594,19 +377,23 @@ print_stats (int child_status, const char *cc)
   if (!f)
     f = stderr;
   fprintf (f, "{\"namespaces\": [\"%s\", \"%s\"], \"congestion_control\": "
-      "\"%s\", \"exit_status\": %d, \"links\": [", ns_a, ns_b, cc, child_status);
+      "\"%s\", \"congestion_control_a\": \"%s\", \"congestion_control_b\": "
+      "\"%s\", \"exit_status\": %d, \"links\": [", ns_a.name, ns_b.name,
+      ns_a.cc, ns_a.cc, ns_b.cc, child_status);
   for (i = 0; i < n_links; i++) {
     NetLink *l = &links[i];
-    uint64_t da = tx_dropped (ns_a, l->dev_a), db = tx_dropped (ns_b,
-        l->dev_b);
+    uint64_t da = netns_tx_dropped (ns_a.name, l->dev_a);
+    uint64_t db = netns_tx_dropped (ns_b.name, l->dev_b);
     ring_drops += da + db;
     fprintf (f, "%s{\"id\": %d, \"a\": \"%s\", \"b\": \"%s\", ", i ? ", " : "",
         i, l->addr_a, l->addr_b);
     print_direction (f, "ab", &l->link_ab);
     fprintf (f, ", ");
     print_direction (f, "ba", &l->link_ba);
-    fprintf (f, ", \"tun_tx_dropped\": %llu, \"write_errors\": %llu}",
-        (unsigned long long) (da + db), (unsigned long long) l->write_errors);
+    fprintf (f, ", \"tun_tx_dropped\": %llu, \"tun_tx_dropped_a\": %llu, "
+        "\"tun_tx_dropped_b\": %llu, \"write_errors\": %llu}",
+        (unsigned long long) (da + db), (unsigned long long) da,
+        (unsigned long long) db, (unsigned long long) l->write_errors);
   }
   fprintf (f, "], \"valid\": %s}\n", ring_drops ? "false" : "true");
   if (ring_drops)
@@ -616,110 +403,84 @@ print_stats (int child_status, const char *cc)
     fclose (f);
 }
 
-int
-main (int argc, char **argv)
+static void
+print_ready (void)
 {
-  const char *cc = NULL, *prefix = NULL;
-  uint64_t seed = 1, t0;
-  int i, cmd_index = -1, epfd, tfd, sfd, child_status = -1;
-  sigset_t mask;
-  char *cc_used;
+  int i;
 
-  for (i = 1; i < argc; i++) {
-    if (!strcmp (argv[i], "--")) {
-      cmd_index = i + 1;
-      break;
-    } else if (!strcmp (argv[i], "--link") && i + 1 < argc) {
-      add_link (argv[++i]);
-    } else if (!strcmp (argv[i], "--schedule") && i + 1 < argc) {
-      load_schedule (argv[++i]);
-    } else if (!strcmp (argv[i], "--cc") && i + 1 < argc) {
-      cc = argv[++i];
-    } else if (!strcmp (argv[i], "--ns") && i + 1 < argc) {
-      prefix = argv[++i];
-    } else if (!strcmp (argv[i], "--seed") && i + 1 < argc) {
-      seed = strtoull (argv[++i], NULL, 10);
-    } else if (!strcmp (argv[i], "--stats") && i + 1 < argc) {
-      stats_path = argv[++i];
-    } else {
-      die ("unknown argument '%s' (see the comment at the top of netsim.c)",
-          argv[i]);
-    }
-  }
-  if (cmd_index < 0 || cmd_index >= argc)
-    die ("usage: netsim --link SPEC [...] -- command [args]");
-  if (n_links == 0)
-    add_link ("rate=0");
-  if (geteuid () != 0)
-    die ("must run as root (network namespaces and TUN devices)");
+  printf ("ready {\"ns_a\": \"%s\", \"ns_b\": \"%s\", \"congestion_control_a\": "
+      "\"%s\", \"congestion_control_b\": \"%s\", \"links\": [", ns_a.name,
+      ns_b.name, ns_a.cc, ns_b.cc);
+  for (i = 0; i < n_links; i++)
+    printf ("%s{\"a\": \"%s\", \"b\": \"%s\"}", i ? ", " : "",
+        links[i].addr_a, links[i].addr_b);
+  printf ("]}\n");
+  fflush (stdout);
+}
 
-  snprintf (ns_a, sizeof (ns_a), "%s-a", prefix ? prefix : "netsim");
-  snprintf (ns_b, sizeof (ns_b), "%s-b", prefix ? prefix : "netsim");
-  if (!prefix) {
-    snprintf (ns_a, sizeof (ns_a), "netsim%d-a", (int) getpid ());
-    snprintf (ns_b, sizeof (ns_b), "netsim%d-b", (int) getpid ());
-  }
-
-  /* whatever happens from here, the namespaces go away */
-  atexit (cleanup);
-  signal (SIGSEGV, on_fatal_signal);
-  signal (SIGABRT, on_fatal_signal);
-  signal (SIGBUS, on_fatal_signal);
-  sigemptyset (&mask);
-  sigaddset (&mask, SIGINT);
-  sigaddset (&mask, SIGTERM);
-  sigaddset (&mask, SIGHUP);
-  sigaddset (&mask, SIGCHLD);
-  sigprocmask (SIG_BLOCK, &mask, NULL);
-  sfd = signalfd (-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-
-  setup (cc, seed);
-  cc_used = read_command ("ip netns exec %s sysctl -n "
-      "net.ipv4.tcp_congestion_control", ns_a);
-  fprintf (stderr, "netsim: namespaces %s and %s, %d link(s), TCP congestion "
-      "control %s\n", ns_a, ns_b, n_links, cc_used);
+static void
+start_command (char **argv, const sigset_t * mask)
+{
+  int i;
+  char name[64];
 
   child_pid = fork ();
-  if (child_pid == 0) {
-    char name[64];
-    setpgid (0, 0);
-    prctl (PR_SET_PDEATHSIG, SIGTERM);
-    sigprocmask (SIG_UNBLOCK, &mask, NULL);
-    setenv ("NETSIM_NS_A", ns_a, 1);
-    setenv ("NETSIM_NS_B", ns_b, 1);
-    setenv ("NETSIM_CC", cc_used, 1);
-    for (i = 0; i < n_links; i++) {
-      snprintf (name, sizeof (name), "NETSIM_ADDR_A%d", i);
-      setenv (name, links[i].addr_a, 1);
-      snprintf (name, sizeof (name), "NETSIM_ADDR_B%d", i);
-      setenv (name, links[i].addr_b, 1);
-    }
-    setenv ("NETSIM_ADDR_A", links[0].addr_a, 1);
-    setenv ("NETSIM_ADDR_B", links[0].addr_b, 1);
-    execvp (argv[cmd_index], argv + cmd_index);
-    fprintf (stderr, "netsim: cannot run %s: %s\n", argv[cmd_index],
-        strerror (errno));
-    _exit (127);
+  if (child_pid < 0)
+    die ("fork: %s", strerror (errno));
+  if (child_pid > 0) {
+    setpgid (child_pid, child_pid);
+    return;
   }
-  setpgid (child_pid, child_pid);
+  /* its own process group, so that all of it can be stopped at the end */
+  setpgid (0, 0);
+  prctl (PR_SET_PDEATHSIG, SIGTERM);
+  sigprocmask (SIG_UNBLOCK, mask, NULL);
+  setenv ("NETSIM_NS_A", ns_a.name, 1);
+  setenv ("NETSIM_NS_B", ns_b.name, 1);
+  setenv ("NETSIM_CC", ns_a.cc, 1);
+  setenv ("NETSIM_CC_A", ns_a.cc, 1);
+  setenv ("NETSIM_CC_B", ns_b.cc, 1);
+  for (i = 0; i < n_links; i++) {
+    snprintf (name, sizeof (name), "NETSIM_ADDR_A%d", i);
+    setenv (name, links[i].addr_a, 1);
+    snprintf (name, sizeof (name), "NETSIM_ADDR_B%d", i);
+    setenv (name, links[i].addr_b, 1);
+  }
+  setenv ("NETSIM_ADDR_A", links[0].addr_a, 1);
+  setenv ("NETSIM_ADDR_B", links[0].addr_b, 1);
+  execvp (argv[0], argv);
+  fprintf (stderr, "netsim: cannot run %s: %s\n", argv[0], strerror (errno));
+  _exit (127);
+}
+
+static void
+watch (int epfd, int fd, uint32_t id)
+{
+  struct epoll_event ev = { 0 };
+  ev.events = EPOLLIN;
+  ev.data.u32 = id;
+  if (epoll_ctl (epfd, EPOLL_CTL_ADD, fd, &ev) != 0)
+    die ("epoll: %s", strerror (errno));
+}
+
+/* The event loop: TUN reads, timer for deliveries and the schedule,
+ * signals. Returns the command's exit status (or 128 + signal). */
+static int
+forward_until_done (int sfd)
+{
+  int epfd, tfd, i, status = -1;
+  uint64_t t0;
 
   epfd = epoll_create1 (EPOLL_CLOEXEC);
   tfd = timerfd_create (CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-  {
-    struct epoll_event ev = { 0 };
-    ev.events = EPOLLIN;
-    ev.data.u32 = 1000;
-    epoll_ctl (epfd, EPOLL_CTL_ADD, tfd, &ev);
-    ev.data.u32 = 1001;
-    epoll_ctl (epfd, EPOLL_CTL_ADD, sfd, &ev);
-    for (i = 0; i < n_links; i++) {
-      ev.data.u32 = i * 2;
-      epoll_ctl (epfd, EPOLL_CTL_ADD, links[i].fd_a, &ev);
-      ev.data.u32 = i * 2 + 1;
-      epoll_ctl (epfd, EPOLL_CTL_ADD, links[i].fd_b, &ev);
-    }
+  if (epfd < 0 || tfd < 0)
+    die ("epoll/timerfd: %s", strerror (errno));
+  watch (epfd, tfd, 1000);
+  watch (epfd, sfd, 1001);
+  for (i = 0; i < n_links; i++) {
+    watch (epfd, links[i].fd_a, i * 2);
+    watch (epfd, links[i].fd_b, i * 2 + 1);
   }
-
   /* wake on time: the default 50 us slack shows up in every RTT */
   prctl (PR_SET_TIMERSLACK, 1UL);
   t0 = now_ns ();
@@ -727,7 +488,7 @@ main (int argc, char **argv)
     struct epoll_event evs[MAX_EVENTS];
     int n = epoll_wait (epfd, evs, MAX_EVENTS, -1), e;
     uint64_t now = now_ns (), wake;
-    int finished = 0;
+    struct itimerspec its = { 0 };
 
     for (e = 0; e < n; e++) {
       uint32_t id = evs[e].data.u32;
@@ -738,18 +499,14 @@ main (int argc, char **argv)
       } else if (id == 1001) {
         struct signalfd_siginfo si;
         while (read (sfd, &si, sizeof (si)) == sizeof (si)) {
-          if (si.ssi_signo == SIGCHLD) {
-            int st;
-            if (waitpid (child_pid, &st, WNOHANG) == child_pid) {
-              child_status = WIFEXITED (st) ? WEXITSTATUS (st) :
-                  128 + WTERMSIG (st);
-              child_pid = -1;
-              finished = 1;
-            }
-          } else {
+          int st;
+          if (si.ssi_signo != SIGCHLD) {
             fprintf (stderr, "netsim: signal %d, stopping\n", si.ssi_signo);
-            child_status = 128 + si.ssi_signo;
-            finished = 1;
+            status = 128 + si.ssi_signo;
+          } else if (child_pid > 0 &&
+              waitpid (child_pid, &st, WNOHANG) == child_pid) {
+            status = WIFEXITED (st) ? WEXITSTATUS (st) : 128 + WTERMSIG (st);
+            child_pid = -1;
           }
         }
       } else if (id % 2 == 0) {
@@ -758,7 +515,7 @@ main (int argc, char **argv)
         drain_tun (links[id / 2].fd_b, &links[id / 2].link_ba, now);
       }
     }
-    if (finished)
+    if (status >= 0)
       break;
     now = now_ns ();
     apply_schedule (t0, now);
@@ -767,24 +524,122 @@ main (int argc, char **argv)
       deliver (&links[i].link_ba, links[i].fd_a, now, &links[i].write_errors);
     }
     wake = next_wakeup (t0);
-    {
-      struct itimerspec its = { 0 };
-      if (wake != UINT64_MAX) {
-        its.it_value.tv_sec = wake / 1000000000ull;
-        its.it_value.tv_nsec = wake % 1000000000ull;
-        if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
-          its.it_value.tv_nsec = 1;
-      }
-      timerfd_settime (tfd, TFD_TIMER_ABSTIME, &its, NULL);
+    if (wake != UINT64_MAX) {
+      its.it_value.tv_sec = wake / 1000000000ull;
+      its.it_value.tv_nsec = wake % 1000000000ull;
+      if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
+        its.it_value.tv_nsec = 1;
+    }
+    timerfd_settime (tfd, TFD_TIMER_ABSTIME, &its, NULL);
+  }
+  close (tfd);
+  close (epfd);
+  return status;
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *cc = NULL, *prefix = NULL, *name_a = NULL, *name_b = NULL;
+  uint64_t seed = 1;
+  int i, cmd_index = -1, sfd, status, subnet = 1;
+  sigset_t mask;
+
+  for (i = 0; i < MAX_LINKS; i++)
+    links[i].fd_a = links[i].fd_b = -1;
+  for (i = 1; i < argc; i++) {
+    if (!strcmp (argv[i], "--")) {
+      cmd_index = i + 1;
+      break;
+    } else if (!strcmp (argv[i], "--link") && i + 1 < argc) {
+      add_link (argv[++i]);
+    } else if (!strcmp (argv[i], "--schedule") && i + 1 < argc) {
+      schedule = spec_load_schedule (argv[++i], &n_schedule);
+    } else if (!strcmp (argv[i], "--cc") && i + 1 < argc) {
+      cc = argv[++i];
+    } else if (!strcmp (argv[i], "--ns") && i + 1 < argc) {
+      prefix = argv[++i];
+    } else if (!strcmp (argv[i], "--ns-a") && i + 1 < argc) {
+      name_a = argv[++i];
+    } else if (!strcmp (argv[i], "--ns-b") && i + 1 < argc) {
+      name_b = argv[++i];
+    } else if (!strcmp (argv[i], "--subnet") && i + 1 < argc) {
+      subnet = atoi (argv[++i]);
+    } else if (!strcmp (argv[i], "--txqueuelen") && i + 1 < argc) {
+      txqueuelen = atoi (argv[++i]);
+    } else if (!strcmp (argv[i], "--seed") && i + 1 < argc) {
+      seed = strtoull (argv[++i], NULL, 10);
+    } else if (!strcmp (argv[i], "--stats") && i + 1 < argc) {
+      stats_path = argv[++i];
+    } else {
+      die ("unknown argument '%s' (see the comment at the top of netsim.c)",
+          argv[i]);
     }
   }
+  if (cmd_index >= argc)
+    die ("usage: netsim --link SPEC [...] [-- command [args]]");
+  if (subnet < 1 || subnet + n_links > 255)
+    die ("--subnet must leave 10.77.N.0 .. 10.77.(N+links-1).0 within 1..254");
+  if (n_links == 0)
+    add_link ("rate=0");
+  for (i = 0; i < n_schedule; i++)
+    if (schedule[i].link >= n_links)
+      die ("the schedule names link %d, there are %d", schedule[i].link,
+          n_links);
+  if (geteuid () != 0)
+    die ("must run as root (network namespaces and TUN devices)");
 
-  print_stats (child_status, cc_used);
-  free (cc_used);
+  if (prefix) {
+    snprintf (ns_a.name, sizeof (ns_a.name), "%s-a", prefix);
+    snprintf (ns_b.name, sizeof (ns_b.name), "%s-b", prefix);
+  } else {
+    snprintf (ns_a.name, sizeof (ns_a.name), "netsim%d-a", (int) getpid ());
+    snprintf (ns_b.name, sizeof (ns_b.name), "netsim%d-b", (int) getpid ());
+  }
+  if (name_a)
+    snprintf (ns_a.name, sizeof (ns_a.name), "%s", name_a);
+  if (name_b)
+    snprintf (ns_b.name, sizeof (ns_b.name), "%s", name_b);
+  if (!strcmp (ns_a.name, ns_b.name))
+    die ("namespaces A and B must differ");
+
+  /* whatever happens from here, what we make goes away: atexit and signal
+   * handlers for our own ends, the reaper for SIGKILL */
+  reaper_start ();
+  atexit (cleanup);
+  signal (SIGSEGV, on_fatal_signal);
+  signal (SIGABRT, on_fatal_signal);
+  signal (SIGBUS, on_fatal_signal);
+  signal (SIGFPE, on_fatal_signal);
+  signal (SIGPIPE, SIG_IGN);
+  sigemptyset (&mask);
+  sigaddset (&mask, SIGINT);
+  sigaddset (&mask, SIGTERM);
+  sigaddset (&mask, SIGHUP);
+  sigaddset (&mask, SIGCHLD);
+  sigprocmask (SIG_BLOCK, &mask, NULL);
+  sfd = signalfd (-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+
+  setup (cc, seed, subnet);
+  fprintf (stderr, "netsim: namespaces %s%s and %s%s, %d link(s), TCP "
+      "congestion control %s in A, %s in B\n", ns_a.name,
+      ns_a.joined ? " (joined)" : "", ns_b.name,
+      ns_b.joined ? " (joined)" : "", n_links, ns_a.cc, ns_b.cc);
+
+  if (cmd_index > 0)
+    start_command (argv + cmd_index, &mask);
+  else
+    print_ready ();
+  status = forward_until_done (sfd);
+
+  print_stats (status);
   cleanup ();
   for (i = 0; i < n_links; i++) {
     link_clear (&links[i].link_ab);
     link_clear (&links[i].link_ba);
   }
-  return child_status < 0 ? 1 : child_status;
+  /* the command's status; in "ready" mode a SIGINT/SIGTERM is the end */
+  if (cmd_index < 0)
+    return status == 128 + SIGINT || status == 128 + SIGTERM ? 0 : status;
+  return status;
 }

@@ -38,8 +38,10 @@ def require_namespaces():
             sys.exit(SKIP)
 
 
-def run(links, script, cc=None, schedule=None, timeout=300, seed=1):
-    """Run @script (bash) under netsim; returns (stdout, stats dict)."""
+def run(links, script, cc=None, schedule=None, timeout=300, seed=1,
+        extra_args=(), allow_invalid=False):
+    """Run @script (bash) under netsim; returns (stdout, stats dict).
+    A run with TUN ring drops raises unless @allow_invalid."""
     with tempfile.TemporaryDirectory() as tmp:
         stats_path = os.path.join(tmp, "stats.json")
         cmd = [netsim_binary(), "--stats", stats_path, "--seed", str(seed)]
@@ -52,13 +54,16 @@ def run(links, script, cc=None, schedule=None, timeout=300, seed=1):
             with open(path, "w") as f:
                 f.write(schedule)
             cmd += ["--schedule", path]
-        cmd += ["--", "bash", "-c", script]
+        cmd += list(extra_args) + ["--", "bash", "-c", script]
         r = subprocess.run(cmd, capture_output=True, text=True,
                            timeout=timeout)
         sys.stderr.write(r.stderr)
+        if not os.path.exists(stats_path):
+            raise AssertionError(f"netsim failed ({r.returncode}) before "
+                                 f"writing its counters:\n{r.stderr}")
         with open(stats_path) as f:
             stats = json.load(f)
-    if not stats["valid"]:
+    if not stats["valid"] and not allow_invalid:
         raise AssertionError("invalid run: packets dropped by a TUN ring")
     if stats["exit_status"] != 0:
         raise AssertionError(f"script failed ({stats['exit_status']}):\n"

@@ -148,6 +148,90 @@ test_trace_and_blackout (void)
   link_clear (&l);
 }
 
+/* mahimahi semantics: one opportunity carries 1500 bytes, of several small
+ * packets or part of a big one; an opportunity that passes while the queue
+ * is empty is lost. */
+static void
+test_trace_byte_budget (void)
+{
+  uint64_t trace[] = { 1 };     /* one opportunity per ms: 12 Mbit/s */
+  uint64_t trace2[] = { 3, 4 };
+  LinkParams p = { 0 };
+  Link l;
+  unsigned char pkt[1500];
+  size_t sizes[] = { 500, 500, 500, 1000, 1000, 100 };
+  uint64_t expect[] = { 1, 1, 1, 2, 3, 3 };
+  LinkPacket *out;
+  int i;
+
+  p.trace_ms = trace;
+  p.trace_len = 1;
+  link_init (&l, &p, 1, 0);
+  for (i = 0; i < 6; i++)
+    link_enqueue (&l, pkt, sizes[i], 0);
+  for (i = 0; i < 6; i++) {
+    out = link_dequeue (&l, 100 * MS);
+    CHECK (out && out->depart_ns == expect[i] * MS, "budget packet %d "
+        "departs at %llu ns, expected %llu ms", i,
+        out ? (unsigned long long) out->depart_ns : 0ull,
+        (unsigned long long) expect[i]);
+    free (out);
+  }
+  /* 3 ms has 900 bytes left but passes unused: the queue is empty then */
+  link_enqueue (&l, pkt, 100, 3 * MS + 1);
+  out = link_dequeue (&l, 100 * MS);
+  CHECK (out && out->depart_ns == 4 * MS, "idle opportunity lost, got %llu",
+      out ? (unsigned long long) out->depart_ns : 0ull);
+  free (out);
+  link_clear (&l);
+
+  /* backlogged full packets: 1000 of them need 1000 opportunities */
+  link_init (&l, &p, 1, 0);
+  for (i = 0; i < 1000; i++)
+    link_enqueue (&l, pkt, 1500, 0);
+  CHECK (l.last_depart_ns == 1000 * MS, "1000 packets in 1000 ms, got %llu",
+      (unsigned long long) l.last_depart_ns);
+  link_clear (&l);
+
+  /* a new trace starts from its beginning when it is switched in */
+  link_init (&l, &p, 1, 0);
+  for (i = 0; i < 5; i++)
+    link_enqueue (&l, pkt, 1500, 0);
+  for (i = 0; i < 5; i++)
+    free (link_dequeue (&l, 10 * MS));
+  p.trace_ms = trace2;
+  p.trace_len = 2;
+  link_update (&l, &p, 10 * MS);
+  link_enqueue (&l, pkt, 1500, 10 * MS);
+  link_enqueue (&l, pkt, 1500, 10 * MS);
+  link_enqueue (&l, pkt, 1500, 10 * MS);
+  CHECK (l.tail && l.tail->depart_ns == 17 * MS,
+      "new trace from 10 ms: 13, 14, 17 ms; last at %llu",
+      l.tail ? (unsigned long long) l.tail->depart_ns : 0ull);
+  link_clear (&l);
+}
+
+/* A rate change applies to packets queued after it; the ones before keep
+ * the times they got. */
+static void
+test_rate_change (void)
+{
+  LinkParams p = { 0 };
+  Link l;
+  unsigned char pkt[1250];
+
+  p.rate_bps = 10000000;        /* 1 ms per 1250 bytes */
+  link_init (&l, &p, 1, 0);
+  link_enqueue (&l, pkt, sizeof (pkt), 0);
+  p.rate_bps = 1000000;         /* 10 ms per 1250 bytes */
+  link_update (&l, &p, 0);
+  link_enqueue (&l, pkt, sizeof (pkt), 0);
+  CHECK (l.head->depart_ns == 1 * MS && l.tail->depart_ns == 11 * MS,
+      "1 ms then 10 ms: %llu, %llu", (unsigned long long) l.head->depart_ns,
+      (unsigned long long) l.tail->depart_ns);
+  link_clear (&l);
+}
+
 static void
 test_delay_change_keeps_order (void)
 {
@@ -160,7 +244,7 @@ test_delay_change_keeps_order (void)
   link_init (&l, &p, 1, 0);
   link_enqueue (&l, pkt, 10, 0);
   p.delay_ns = 10 * MS;
-  link_update (&l, &p);
+  link_update (&l, &p, 1 * MS);
   link_enqueue (&l, pkt, 20, 1 * MS);
   a = link_dequeue (&l, 200 * MS);
   b = link_dequeue (&l, 200 * MS);
@@ -179,6 +263,8 @@ main (void)
   test_bernoulli_and_ge_loss ();
   test_trace_and_blackout ();
   test_delay_change_keeps_order ();
+  test_trace_byte_budget ();
+  test_rate_change ();
   printf ("%d failed\n", failures);
   return failures ? 1 : 0;
 }

@@ -29,4 +29,15 @@ excess = ab["offered_packets"] - ab["forwarded_packets"]
 f.check(0 <= excess - ab["dropped_queue"] <= 50 + 10 and
         ab["dropped_queue"] > 0.4 * ab["offered_packets"],
         f"queue drops {ab['dropped_queue']} ~ offered - forwarded {excess}")
+
+# The check that guards every run: a device ring too short for the traffic
+# drops packets outside the model, and netsim must call that run invalid.
+out, stats = nstest.run(
+    ["rate=1gbit"],
+    nstest.IPERF_SERVER +
+    "ip netns exec $NETSIM_NS_A iperf3 -c $NETSIM_ADDR_B -u -b 0 -l 1400 -t 1",
+    extra_args=["--txqueuelen", "2"], allow_invalid=True)
+drops = stats["links"][0]["tun_tx_dropped"]
+f.check(drops > 0 and stats["valid"] is False,
+        f"a 2-packet TUN ring overflows ({drops} drops): run marked invalid")
 f.exit()
