@@ -19,6 +19,10 @@ GST_DEBUG_CATEGORY_STATIC (mtcp_client_debug);
 #define GST_CAT_DEFAULT mtcp_client_debug
 
 #define REORDER_WINDOW (1 << 20)
+/* a restarted sink is found within about a second */
+#define MAX_BACKOFF_MS 1000
+/* a connection that closes sooner after opening counts as a failed try */
+#define LOST_AFTER_US (1 * G_USEC_PER_SEC)
 
 typedef enum {
   CONN_CONNECTING,
@@ -485,7 +489,8 @@ handle_frames (MtcpClient * client, ClientConn * cc)
       if (ok)
         continue;
     }
-    client->protocol_errors++;
+    if (r != MTCP_PARSE_OK || hdr.type != MTCP_FRAME_REFUSE)
+      client->protocol_errors++;      /* a refusal is the sink's answer */
     GST_WARNING ("connection %u (%s): %s", cc->index, cc->conn->peer, err);
     client_close_conn (client, cc, err);
     g_free (err);
@@ -543,8 +548,9 @@ send_hello (ClientConn * cc, MtcpClient * client, gboolean join)
   mtcp_connection_queue (cc->conn, f);
 }
 
-/* A connection was lost or could not be opened: back off (doubling, with
- * jitter, up to 5 s) before the next one; give up after `retry` in a row. */
+/* A connection could not be opened or joined: back off (doubling, with
+ * jitter, up to MAX_BACKOFF_MS) before the next one; give up after `retry`
+ * in a row. */
 static void
 note_failure (MtcpClient * client)
 {
@@ -560,7 +566,7 @@ note_failure (MtcpClient * client)
     g_cond_broadcast (&client->cond);
     return;
   }
-  backoff_ms = MIN (100 << MIN (client->failures - 1, 6), 5000);
+  backoff_ms = MIN (100 << MIN (client->failures - 1, 6), MAX_BACKOFF_MS);
   backoff_ms = backoff_ms * g_random_double_range (0.75, 1.25);
   client->next_open_us = g_get_monotonic_time () + backoff_ms * 1000;
   GST_DEBUG ("failure %u: next connection in %" G_GINT64_FORMAT " ms",
@@ -570,8 +576,12 @@ note_failure (MtcpClient * client)
 static void
 client_close_conn (MtcpClient * client, ClientConn * cc, const gchar * why)
 {
+  gint64 now = g_get_monotonic_time ();
+  gboolean worked = now - cc->conn->created_us > LOST_AFTER_US;
+
   GST_INFO ("connection %u (%s, %s) closes: %s", cc->index, cc->conn->peer,
       conn_state_name (cc->state), why);
+
   client->conns = g_list_remove (client->conns, cc);
   if (cc->state != CONN_RETIRING)
     client->connections_lost++;
@@ -579,8 +589,19 @@ client_close_conn (MtcpClient * client, ClientConn * cc, const gchar * why)
   cc->conn = NULL;
   client->closed = g_list_prepend (client->closed, cc);
 
-  if (cc->state != CONN_RETIRING && client->running)
+  if (cc->state == CONN_RETIRING || !client->running) {
+    /* asked for */
+  } else if (cc->state == CONN_READY && worked) {
+    /* a connection that worked for a while is a loss, not a failed try:
+     * replace it at once (a dead sink then fails the next try) */
+    client->next_open_us = MIN (client->next_open_us, now);
+  } else if (cc->state == CONN_HANDSHAKE && client->session_gone &&
+      !cc->fresh) {
+    /* the sink forgot our session: open a fresh one now */
+    client->next_open_us = now;
+  } else {
     note_failure (client);
+  }
   if (client->conns == NULL && client->running) {
     client->all_closed = TRUE;
     g_cond_broadcast (&client->cond);

@@ -5,6 +5,8 @@ table and a plot written to docs/ (figures in docs/control/).
   tests/netsim/experiments.py fig4 [--cc reno cubic] [--duration-scale 1]
   tests/netsim/experiments.py fig9
   tests/netsim/experiments.py multfrc
+  tests/netsim/experiments.py reliability   (issue 5, docs/reliability.md)
+  (--build DIR: the build whose plugin and netsim run, default build/)
 """
 import argparse
 import csv
@@ -12,7 +14,6 @@ import json
 import os
 import random
 import subprocess
-import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
@@ -21,6 +22,7 @@ DOCS = os.path.join(TOP, "docs")
 
 
 REUSE = False
+BUILD = os.path.join(TOP, "build")
 
 
 def run_variant(scenario, name, overrides):
@@ -29,7 +31,7 @@ def run_variant(scenario, name, overrides):
         return (json.load(open(os.path.join(out, "summary.json"))),
                 list(csv.DictReader(open(os.path.join(out, "receiver.csv")))),
                 json.load(open(os.path.join(out, "netsim.json"))))
-    args = [RUNNER, scenario, "--out", out]
+    args = [RUNNER, scenario, "--out", out, "--build", BUILD]
     for k, v in overrides.items():
         args += ["--set", f"{k}={json.dumps(v) if not isinstance(v, str) else v}"]
     subprocess.run(args, check=False, stdout=subprocess.DEVNULL)
@@ -47,9 +49,16 @@ def fig4(args):
         ("1 connection", base.replace("connections=5", "connections=1")),
         ("2 connections", base.replace("connections=5", "connections=2")),
         ("5 connections", base),
-        ("dynamic", base.replace("connections=5", "connections=2 "
+        # the paper's default start of N = 5 (Sec. 4.2.1), Table III's cf
+        ("dynamic", base.replace("connections=5", "connections=5 "
                                  "connection-control=congestion "
-                                 "min-connections=1 max-connections=8")),
+                                 "min-connections=1 max-connections=16")),
+        # the same without step 3 of Alg. 2 (cf above the ratio's cap f)
+        ("dynamic-no-cf", base.replace("connections=5", "connections=5 "
+                                       "connection-control=congestion "
+                                       "congestion-factor=1000 "
+                                       "min-connections=1 "
+                                       "max-connections=16")),
     ]
     results = {}
     for cc in args.cc:
@@ -63,8 +72,10 @@ def fig4(args):
              f"`tests/netsim/experiments.py fig4`: {scn['comment']}. "
              "Receive windows by AdjustWindowSize (window-control=adjust, "
              "target 800 kbit/s, Table II parameters); `dynamic` is "
-             "VariedConnVariedWinSize (connection-control=congestion, 1 to 8 "
-             "connections, starting at 2). The congestion control named is "
+             "VariedConnVariedWinSize (connection-control=congestion, 1 to 16 "
+             "connections, starting at the paper's N = 5, cf = 5); "
+             "`dynamic-no-cf` is the same with step 3 of Alg. 2 (stop one "
+             "when W_s/W_n >= cf) disabled by cf = 1000. The congestion control named is "
              "the one of both namespaces (sender, receiver and the cross "
              "traffic). Each cell: throughput received (the paper's "
              "metric: all bytes that arrived, on time or not) / throughput "
@@ -96,7 +107,7 @@ def plot_fig4(scn, results, ccs, labels):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     os.makedirs(os.path.join(DOCS, "control"), exist_ok=True)
-    fig, axes = plt.subplots(2, len(ccs), figsize=(7 * len(ccs), 7),
+    fig, axes = plt.subplots(3, len(ccs), figsize=(7 * len(ccs), 9),
                              squeeze=False, sharex=True)
     for j, cc in enumerate(ccs):
         for label in labels:
@@ -104,17 +115,20 @@ def plot_fig4(scn, results, ccs, labels):
                 continue
             rows = results[(cc, label)][1]
             t = [float(r["time"]) for r in rows]
-            axes[0][j].plot(t, [float(r["delivered_bps"]) / 1e3 for r in rows],
-                            label=label)
+            axes[0][j].plot(t, [float(r.get("bitrate") or 0) / 1e3
+                                for r in rows], label=label)
+            axes[2][j].plot(t, [float(r.get("n-connections") or 0)
+                                for r in rows], label=label)
             axes[1][j].plot(t, [float(r.get("window-sum") or 0) for r in rows],
                             label=label)
         axes[0][j].axhline(800, color="black", ls=":", lw=0.8)
-        axes[0][j].set_ylabel("throughput (kbit/s)")
+        axes[0][j].set_ylabel("throughput received (kbit/s)")
+        axes[2][j].set_ylabel("connections")
         axes[0][j].set_title(f"sender and cross traffic: {cc}")
         axes[1][j].set_ylabel("window sum W_s (segments)")
-        axes[1][j].set_xlabel("time (s)")
+        axes[2][j].set_xlabel("time (s)")
         for c in scn["cross"]:
-            for ax in (axes[0][j], axes[1][j]):
+            for ax in (axes[0][j], axes[1][j], axes[2][j]):
                 ax.axvspan(c["start"], c["stop"], color="grey", alpha=0.08)
         axes[0][j].legend(loc="lower left")
         axes[0][j].set_ylim(0, 2000)
@@ -260,6 +274,103 @@ def multfrc(args):
                   "## MULTFRC on a lossy wireless-like link", "\n".join(lines))
 
 
+def reliability(args):
+    """Issue 5 on netsim: connections killed, a blackout, a sender
+    restart; zero loss where the issue asks for it, the recovery time."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    names = ["reliability-kill", "reliability-blackout",
+             "reliability-restart"]
+    lines = ["## Failures on netsim", "",
+             "`tests/netsim/experiments.py reliability` runs the three "
+             "scenarios of issue 5 (files in `tests/scenarios/`), TCP cubic "
+             "in both namespaces. The sender is x264 CBR at 4 Mbit/s "
+             "(640x360, one keyframe a second); the receiver logs once a "
+             "second and records every gap of more than 200 ms between "
+             "buffers at its sink; the runner stamps each action on the same "
+             "monotonic clock.", "",
+             "| scenario | what happens | buffers pushed | late | skipped "
+             "| duplicates dropped | connections lost | sessions "
+             "| longest gap at the sink | result |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    fig, axes = plt.subplots(len(names), 1, figsize=(9, 7))
+    for ax, name in zip(axes, names):
+        path = os.path.join(TOP, "tests", "scenarios", name + ".json")
+        scn = json.load(open(path))
+        print(f"running {name}", flush=True)
+        summary, rows, netsim = run_variant(path, name, {})
+        out = os.path.join(TOP, "results", name)
+        gaps = json.load(open(os.path.join(out, "receiver.csv.gaps.json")))
+        acts = json.load(open(os.path.join(out, "actions.json")))
+        last = rows[-1]
+
+        def v(k):
+            return int(float(last.get(k) or 0))
+        longest = max((b - a for a, b in gaps["gaps"]), default=0)
+        if name.endswith("kill"):
+            kills = [a for a in acts["actions"] if a.get("local_port")]
+            what = (f"{len(kills)} connections aborted (RST), one every 2 s "
+                    "for 60 s; 1 s latency")
+            ok = v("buffers-late") == 0 and v("buffers-skipped") == 0 and \
+                len(kills) >= 25 and not gaps["error"]
+            verdict = "zero late or skipped" if ok else "FAILED"
+        elif name.endswith("blackout"):
+            dropped = sum(link[d]["dropped_blackout"]
+                          for link in netsim["links"] for d in ("ab", "ba"))
+            what = (f"3 s blackout both ways ({dropped} packets dropped by "
+                    "it); 5 s latency")
+            ok = v("buffers-late") == 0 and v("buffers-skipped") == 0 and \
+                v("sessions") == 1 and not gaps["error"]
+            verdict = ("zero lost, session unchanged" if ok else "FAILED")
+        else:
+            start = [a["t"] for a in acts["actions"]
+                     if a["action"] == "sender started"][0]
+            killed = [a["t"] for a in acts["actions"]
+                      if a["action"] == "sender killed"][0]
+            resumed = [b for a, b in gaps["gaps"] if a <= killed + 1 < b or
+                       (a >= killed - 1 and b > start)]
+            back = (resumed[0] - start) if resumed else float("nan")
+            what = ("sender killed (SIGKILL), started again 2 s later; "
+                    "1 s latency")
+            ok = back <= 2.0 and not gaps["error"]
+            verdict = (f"plays again {back:.2f} s after the sender's return"
+                       + ("" if ok else " (target 2 s: FAILED)"))
+            for t in (killed, start):
+                ax.axvline(t - acts["t0"], color="red", ls=":")
+        lines.append(
+            f"| {name.split('-')[1]} | {what} | {v('buffers-pushed')} | "
+            f"{v('buffers-late')} | {v('buffers-skipped')} | "
+            f"{v('buffers-duplicate')} | {v('connections-lost')} | "
+            f"{v('sessions')} | {longest:.2f} s | "
+            f"{verdict} |")
+        t = [float(r["time"]) for r in rows]
+        ax.plot(t, [float(r["delivered_bps"]) / 1e6 for r in rows],
+                label="delivered to the sink")
+        ax.plot(t, [float(r.get("n-connections") or 0) for r in rows],
+                label="connections")
+        for a in acts["actions"]:
+            if a.get("local_port"):
+                ax.axvline(a["t"] - acts["t0"], color="grey", lw=0.5)
+        for line in scn.get("schedule", []):
+            at = float(line.split()[0].split("=")[1])
+            ax.axvspan(at, at + 3, color="grey", alpha=0.2)
+        ax.set_title(scn["comment"][len("Issue 5: "):][:110], fontsize=8)
+        ax.set_ylabel("Mbit/s, count")
+        ax.legend(loc="lower right", fontsize=7)
+    axes[-1].set_xlabel("time (s)")
+    fig.tight_layout()
+    os.makedirs(os.path.join(DOCS, "reliability"), exist_ok=True)
+    fig.savefig(os.path.join(DOCS, "reliability", "netsim.png"), dpi=80)
+    lines += ["", "Sessions counts the sessions the receiver joined: 1 means "
+              "the blackout kept the session id; the restarted sender knows "
+              "nothing of the old session, so the receiver opens a second "
+              "one (DISCONT at its first keyframe, no EOS, no error).", "",
+              "![issue 5 on netsim](reliability/netsim.png)", ""]
+    write_section(os.path.join(DOCS, "reliability.md"),
+                  "## Failures on netsim", "\n".join(lines))
+
+
 def write_section(path, heading, text):
     old = open(path).read() if os.path.exists(path) else \
         "# Receiver-driven control, shown on netsim\n\n"
@@ -275,14 +386,18 @@ def write_section(path, heading, text):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("experiment", choices=["fig4", "fig9", "multfrc"])
+    ap.add_argument("experiment",
+                    choices=["fig4", "fig9", "multfrc", "reliability"])
+    ap.add_argument("--build", default=os.path.join(TOP, "build"))
     ap.add_argument("--cc", nargs="+", default=["reno", "cubic"])
     ap.add_argument("--reuse", action="store_true",
                     help="tabulate results/ from an earlier run")
     args = ap.parse_args()
-    global REUSE
+    global REUSE, BUILD
     REUSE = args.reuse
-    {"fig4": fig4, "fig9": fig9, "multfrc": multfrc}[args.experiment](args)
+    BUILD = os.path.abspath(args.build)
+    {"fig4": fig4, "fig9": fig9, "multfrc": multfrc,
+     "reliability": reliability}[args.experiment](args)
 
 
 if __name__ == "__main__":

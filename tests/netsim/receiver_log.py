@@ -4,7 +4,9 @@ every numeric top-level field of multitcpsrc-stats messages (if the
 pipeline has a multitcpsrc with stats-interval set), whatever their names,
 plus what any receiver has: bytes and buffers that reached the element named
 "sink" (or the first sink), and playback stalls (no buffer for longer than
-STALL_GAP after the first).
+STALL_GAP after the first). Every such gap is also written, in
+CLOCK_MONOTONIC seconds (the clock the runner stamps its actions with), to
+CSV with the suffix .gaps.json.
 
   receiver_log.py PIPELINE CSV SECONDS
 
@@ -12,6 +14,7 @@ The CSV is rewritten every second with a column for every field seen so
 far, so a field that first shows up late is not lost.
 """
 import csv
+import json
 import os
 import sys
 import time
@@ -66,13 +69,16 @@ def main():
     t0 = time.monotonic()
     state = {"bytes": 0, "buffers": 0, "last": None, "stalls": 0,
              "stall_time": 0.0, "stats": {}, "stats_messages": 0,
-             "error": ""}
+             "error": "", "gaps": [], "first": None}
 
     def probe(pad, info):
         now = time.monotonic()
         if state["last"] is not None and now - state["last"] > STALL_GAP:
             state["stalls"] += 1
             state["stall_time"] += now - state["last"]
+            state["gaps"].append([state["last"], now])
+        if state["first"] is None:
+            state["first"] = now
         state["last"] = now
         state["bytes"] += info.get_buffer().get_size()
         state["buffers"] += 1
@@ -106,6 +112,10 @@ def main():
         # message came in the last second)
         row.update(state["stats"])
         log.add(row)
+        with open(path + ".gaps.json", "w") as f:
+            json.dump({"first_buffer": state["first"],
+                       "last_buffer": state["last"],
+                       "gaps": state["gaps"], "error": state["error"]}, f)
         if now - t0 >= seconds:
             loop.quit()
             return False
