@@ -23,6 +23,11 @@ GST_DEBUG_CATEGORY_STATIC (mtcp_client_debug);
 #define MAX_BACKOFF_MS 1000
 /* a connection that closes sooner after opening counts as a failed try */
 #define LOST_AFTER_US (1 * G_USEC_PER_SEC)
+/* the sink sends a REPORT (with its RTT) this often */
+#define REPORT_INTERVAL_S 0.2
+/* segments the sink must have sent before ParS trusts its loss rate */
+#define PARS_MIN_SEGMENTS 500
+#define PARS_START_CONNECTIONS 5
 
 typedef enum {
   CONN_CONNECTING,
@@ -110,6 +115,8 @@ struct _MtcpClient {
   MtcpAdjustWindow window;
   MtcpAdjustConn conn_control;
   MtcpMultfrc multfrc;
+  gboolean multfrc_started;
+  gint64 rtt_sample_us;         /* last RTT sample given to MULTFRC */
   gboolean control_started;
   gboolean pars_done;
   guint wanted;                 /* connections the controller wants */
@@ -784,9 +791,11 @@ open_more_connections (gpointer data)
   MtcpClient *client = data;
 
   g_mutex_lock (&client->lock);
-  /* connections=0: one until ParS's model has RTT and loss to work with */
+  /* connections=0: MultiTCP's default of 5 until ParS's model has RTT and
+   * loss to work with */
   client->wanted = client->config.connections ? client->config.connections :
-      MAX (client->config.control.min_connections, 1);
+      CLAMP (PARS_START_CONNECTIONS, MAX (client->config.control.
+              min_connections, 1), client->config.control.max_connections);
   apply_connection_count (client);
   g_mutex_unlock (&client->lock);
   return G_SOURCE_REMOVE;
@@ -876,7 +885,7 @@ mean_rtt (MtcpClient * client, guint * mss)
 
 /* Loss as the sink's TCP sees it: retransmitted over sent segments. */
 static gdouble
-observed_loss (MtcpClient * client, guint mss)
+observed_loss (MtcpClient * client, guint mss, gdouble * n_segments)
 {
   GList *l;
   gdouble retrans = 0, segments = 0;
@@ -889,6 +898,7 @@ observed_loss (MtcpClient * client, guint mss)
           cc->report.total_retrans;
     }
   }
+  *n_segments = segments;
   return segments > 0 ? retrans / segments : 0;
 }
 
@@ -927,6 +937,37 @@ apply_windows (MtcpClient * client)
 
 /* Every sampling interval: measure, then VariedConnVariedWinSize (Alg. 3):
  * the connection count first, then the windows of the ones there are. */
+/* MULTFRC's IIAD (Eq. 7) averages m RTT samples taken once per round trip
+ * (at most as often as the sink reports), not once per sampling interval. */
+static void
+rtt_control_tick (MtcpClient * client, gint64 now, gdouble rtt)
+{
+  const MtcpControlConfig *c = &client->config.control;
+
+  if (c->connections != MTCP_CONNECTION_CONTROL_RTT)
+    return;
+  if (!client->multfrc_started) {
+    MtcpMultfrcParams mp = { c->iiad_alpha, c->iiad_beta, c->iiad_gamma,
+      c->iiad_reports, c->min_connections, c->max_connections
+    };
+    mtcp_multfrc_init (&client->multfrc, &mp,
+        MAX (count_conns (client, TRUE), 1));
+    client->multfrc_started = TRUE;
+    client->rtt_sample_us = now;
+    return;
+  }
+  if (now - client->rtt_sample_us < MAX (rtt, REPORT_INTERVAL_S) * 1e6)
+    return;
+  client->rtt_sample_us = now;
+  if (mtcp_multfrc_add_rtt (&client->multfrc, rtt)) {
+    client->wanted = mtcp_multfrc_connections (&client->multfrc);
+    g_strlcpy (client->conn_reason, client->multfrc.reason,
+        sizeof (client->conn_reason));
+    GST_DEBUG ("MULTFRC: %s; %u connections wanted", client->conn_reason,
+        client->wanted);
+  }
+}
+
 static void
 controller_tick (MtcpClient * client, gint64 now)
 {
@@ -937,6 +978,7 @@ controller_tick (MtcpClient * client, gint64 now)
 
   if (rtt <= 0)
     return;                     /* no REPORT yet */
+  rtt_control_tick (client, now, rtt);
   interval = c->sampling_interval_ms ? c->sampling_interval_ms / 1000.0 :
       MAX (6 * rtt, 0.1);
   if (client->interval_start_us == 0) {
@@ -963,13 +1005,9 @@ controller_tick (MtcpClient * client, gint64 now)
       mss
     };
     MtcpAdjustConnParams cp = { c->conn_beta, c->congestion_factor };
-    MtcpMultfrcParams mp = { c->iiad_alpha, c->iiad_beta, c->iiad_gamma,
-      c->iiad_reports, c->min_connections, c->max_connections
-    };
     mtcp_adjust_window_init (&client->window, &wp, MAX (ready, 1),
         client->target_Bps, rtt);
     mtcp_adjust_conn_init (&client->conn_control, &cp);
-    mtcp_multfrc_init (&client->multfrc, &mp, MAX (ready, 1));
     client->control_started = TRUE;
   }
   mtcp_adjust_window_set_target (&client->window, client->target_Bps);
@@ -977,7 +1015,10 @@ controller_tick (MtcpClient * client, gint64 now)
   switch (c->connections) {
     case MTCP_CONNECTION_CONTROL_FIXED:
       if (client->config.connections == 0 && !client->pars_done) {
-        gdouble loss = observed_loss (client, mss);
+        gdouble segments, loss = observed_loss (client, mss, &segments);
+        /* a loss rate needs some traffic behind it */
+        if (segments < PARS_MIN_SEGMENTS)
+          break;
         client->wanted = mtcp_pars_connections (client->target_Bps * 8, rtt,
             loss, mss, MTCP_PARS_PHI_RENO, MAX (c->min_connections, 1),
             c->max_connections);
@@ -986,6 +1027,7 @@ controller_tick (MtcpClient * client, gint64 now)
             "ParS Eq. 19: %.0f bit/s, RTT %.0f ms, loss %.4f -> %u "
             "connections", client->target_Bps * 8, rtt * 1e3, loss,
             client->wanted);
+        GST_INFO ("%s (from %.0f segments)", client->conn_reason, segments);
       }
       break;
     case MTCP_CONNECTION_CONTROL_CONGESTION:{
@@ -1000,12 +1042,7 @@ controller_tick (MtcpClient * client, gint64 now)
       break;
     }
     case MTCP_CONNECTION_CONTROL_RTT:
-      if (mtcp_multfrc_add_rtt (&client->multfrc, rtt)) {
-        client->wanted = mtcp_multfrc_connections (&client->multfrc);
-        g_strlcpy (client->conn_reason, client->multfrc.reason,
-            sizeof (client->conn_reason));
-      }
-      break;
+      break;                    /* rtt_control_tick, once per round trip */
   }
   apply_connection_count (client);
 

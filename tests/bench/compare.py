@@ -1,0 +1,310 @@
+#!/usr/bin/python3
+"""multitcp against what users would pick instead, on the same netsim path
+in the same run: one TCP connection (tcpserversink/tcpclientsrc), SRT
+(srtsink/srtsrc) and RIST (ristsink/ristsrc), all carrying the same live
+x264 CBR video in MPEG-TS (tests/bench/peer_live.py).
+
+  tests/bench/compare.py [--grid issue|full] [--cc cubic bbr]
+      [--systems multitcp-pars multitcp-dynamic tcp srt rist] [--seconds 40]
+      [--build build] [--out docs/benchmarks.md]
+
+A cell is RTT x random loss x stream bitrate x latency budget on a 50 Mbit/s
+link (queue of one bandwidth-delay product, at least 100 packets); `--grid
+full` is the issue's 3x3x3x3 grid, `--grid issue` (default) the cells that
+carry its targets plus one change along each axis, a Gilbert-Elliott cell
+and a time-varying-rate cell. Per run, at the receiver: frames late or lost
+(a frame is on time when it arrives by first arrival + its PTS distance +
+the budget; lost when its PTS never arrives), stalls and stall time of a
+player that waits for late frames, delivered bitrate, bytes on the wire
+(both directions, from netsim) per TS byte delivered, CPU seconds per GB
+(sender + receiver). Results: results/compare/*.json, a table and a plot
+in docs/benchmarks.md and docs/bench/.
+"""
+import argparse
+import itertools
+import json
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+PEER = os.path.join(HERE, "peer_live.py")
+FPS = 30
+LINK_RATE_MBIT = 50
+
+
+def link_spec(rtt_ms, loss, extra=""):
+    # one bandwidth-delay product of queue, at least 100 packets
+    queue = max(100, int(LINK_RATE_MBIT * 1e6 / 8 * rtt_ms / 1e3 / 1500))
+    ab = (f"rate={LINK_RATE_MBIT}mbit,delay={rtt_ms / 2:g}ms,queue={queue}p"
+          + (f",loss={loss}" if loss and not extra else "") + extra)
+    ba = f"rate={LINK_RATE_MBIT}mbit,delay={rtt_ms / 2:g}ms,queue={queue}p"
+    return f"{ab}/{ba}"
+
+
+def inner(args):
+    """Inside netsim: sender in A, receiver in B, wait, collect."""
+    ns_a, ns_b = os.environ["NETSIM_NS_A"], os.environ["NETSIM_NS_B"]
+    addr_a, addr_b = os.environ["NETSIM_ADDR_A"], os.environ["NETSIM_ADDR_B"]
+    system = args.system
+    # RIST pushes to the receiver; the others listen at the sender
+    peer_tx = addr_b if system == "rist" else addr_a
+    common = [system, None, "5600", str(args.kbps), None, str(args.budget)]
+    tx_out, rx_out = args.out + ".tx.json", args.out + ".rx.json"
+    tx_args = list(common)
+    # the sender stops with the receiver: the wire bytes are the run's
+    tx_args[1], tx_args[4] = peer_tx, str(
+        args.seconds if system == "rist" else args.seconds + 2)
+    rx_args = list(common)
+    rx_args[1], rx_args[4] = addr_a, str(args.seconds)
+    log = open(args.out + ".log", "w")
+    rx = None
+    if system == "rist":
+        rx = subprocess.Popen(["ip", "netns", "exec", ns_b, "/usr/bin/python3",
+                               PEER, "recv"] + rx_args + [rx_out],
+                              stdout=log, stderr=subprocess.STDOUT)
+        time.sleep(0.5)
+    tx = subprocess.Popen(["ip", "netns", "exec", ns_a, "/usr/bin/python3",
+                           PEER, "send"] + tx_args + [tx_out],
+                          stdout=log, stderr=subprocess.STDOUT)
+    time.sleep(1.5)
+    if rx is None:
+        rx = subprocess.Popen(["ip", "netns", "exec", ns_b, "/usr/bin/python3",
+                               PEER, "recv"] + rx_args + [rx_out],
+                              stdout=log, stderr=subprocess.STDOUT)
+    try:
+        rx.wait(timeout=args.seconds + 60)
+        tx.wait(timeout=30)
+    finally:
+        for p in (rx, tx):
+            if p.poll() is None:
+                p.kill()
+
+
+def analyse(rx, tx, netsim, seconds, budget_s, kbps):
+    frames = sorted({f[1]: f for f in rx.get("frames", []) if f[1] >= 0}
+                    .values(), key=lambda f: f[1])
+    res = {"error": rx.get("error") or tx.get("error"), "frames": len(frames)}
+    if len(frames) < 2:
+        res.update(late_fraction=1.0, stalls=0, stall_s=seconds,
+                   delivered_mbps=0, wire_per_byte=None, cpu_per_gb=None)
+        return res
+    t0, p0 = frames[0][0], frames[0][1]
+    # PTS of the frames the stream should have had, 1/FPS apart
+    span = (frames[-1][1] - p0) / 1e9
+    expected = int(round(span * FPS)) + 1
+    late = sum(1 for t, p, _ in frames if t > t0 + (p - p0) / 1e9 + budget_s)
+    lost = max(expected - len(frames), 0)
+    # a player that starts budget_s after the first frame and waits
+    stalls, stall_s, shift = 0, 0.0, 0.0
+    for t, p, _ in frames:
+        due = t0 + budget_s + (p - p0) / 1e9 + shift
+        if t > due + 1.0 / FPS:
+            stalls += 1
+            stall_s += t - due
+            shift += t - due
+    rx_seconds = frames[-1][0] - t0
+    wire = sum(link[d]["forwarded_bytes"] for link in netsim["links"]
+               for d in ("ab", "ba"))
+    res.update(expected=expected, late=late, lost=lost,
+               late_fraction=(late + lost) / max(expected, 1),
+               stalls=stalls, stall_s=round(stall_s, 2),
+               delivered_mbps=sum(f[2] for f in frames) * 8 / 1e6 /
+               max(rx_seconds, 1e-3),
+                  wire_per_byte=wire / max(rx.get("ts_bytes", 0), 1),
+               cpu_per_gb=(rx.get("cpu_s", 0) + tx.get("cpu_s", 0)) /
+               max(rx.get("ts_bytes", 0) / 1e9, 1e-9),
+               stats=rx.get("stats"))
+    return res
+
+
+def run_cell(args, cell, system, cc):
+    rtt, loss, kbps, budget, kind = cell
+    name = (f"{system}-{cc}-rtt{rtt}-loss{loss}-{kbps}k-b{budget}"
+            + (f"-{kind}" if kind else ""))
+    out = os.path.join(args.results, name)
+    if args.reuse and os.path.exists(out + ".json"):
+        return json.load(open(out + ".json"))
+    extra = ""
+    if kind == "ge":
+        # bursty loss, mean 0.01/0.31 * 0.9 = 2.9%, bursts of ~3 packets
+        extra = ",ge=0.01:0.3:0:0.9"
+    link = link_spec(rtt, loss, extra)
+    cmd = [args.netsim, "--stats", out + ".netsim.json", "--cc", cc,
+           "--link", link]
+    if kind == "trace":
+        # the rate steps 50 -> 12 -> 30 -> 8 -> 50 Mbit/s, 8 s each
+        sched = out + ".schedule"
+        with open(sched, "w") as f:
+            for i, r in enumerate((12, 30, 8, 50)):
+                f.write(f"at={8 * (i + 1)} link=0 dir=ab rate={r}mbit\n")
+        cmd += ["--schedule", sched]
+    cmd += ["--", "/usr/bin/python3", os.path.abspath(__file__), "--inner",
+            "--system", system, "--kbps", str(kbps), "--budget", str(budget),
+            "--seconds", str(args.seconds), "--out", out]
+    env = dict(os.environ, GST_PLUGIN_PATH=os.path.join(args.build, "gst"))
+    subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, timeout=args.seconds + 120)
+    try:
+        rx = json.load(open(out + ".rx.json"))
+    except (OSError, ValueError):
+        rx = {"error": "receiver wrote nothing (see the .log)"}
+    try:
+        tx = json.load(open(out + ".tx.json"))
+    except (OSError, ValueError):
+        tx = {"error": "sender wrote nothing (see the .log)"}
+    netsim = json.load(open(out + ".netsim.json"))
+    res = analyse(rx, tx, netsim, args.seconds, budget / 1000, kbps)
+    res.update(system=system, cc=cc, rtt=rtt, loss=loss, kbps=kbps,
+               budget=budget, kind=kind, valid=netsim.get("valid", True))
+    with open(out + ".json", "w") as f:
+        json.dump(res, f)
+    return res
+
+
+def cells(grid):
+    if grid == "full":
+        return [(r, l, k, b, "") for r, l, k, b in itertools.product(
+            (20, 100, 200), (0, 0.01, 0.03), (2000, 8000, 20000),
+            (500, 1000, 2000))] + [(100, 0, 8000, 1000, "ge"),
+                                   (100, 0, 8000, 1000, "trace")]
+    return [(100, 0.01, 8000, 1000, ""), (100, 0.03, 8000, 1000, ""),
+            (100, 0, 8000, 1000, ""), (20, 0.01, 8000, 1000, ""),
+            (200, 0.01, 8000, 1000, ""), (100, 0.01, 2000, 1000, ""),
+            (100, 0.01, 20000, 1000, ""), (100, 0.01, 8000, 500, ""),
+            (100, 0.01, 8000, 2000, ""), (100, 0, 8000, 1000, "ge"),
+            (100, 0, 8000, 1000, "trace")]
+
+
+def write_docs(args, results):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    lines = ["## Against one TCP connection, SRT and RIST on netsim", "",
+             "`tests/bench/compare.py` (same run, same path, same content: "
+             "x264 CBR 640x360 30 fps in MPEG-TS, one keyframe a second). "
+             f"Link {LINK_RATE_MBIT} Mbit/s, random loss on the data "
+             "direction, queue one bandwidth-delay product (at least 100 "
+             f"packets), {args.seconds:g} s per run. multitcp-N: N "
+             "connections, `latency` = budget; multitcp-pars: the count "
+             "from ParS Eq. 19 (`connections=0`, up to 32); "
+             "multitcp-dynamic: "
+             "VariedConnVariedWinSize from N = 5 (window-control=adjust, "
+             "connection-control=congestion); tcp: tcpserversink -> "
+             "tcpclientsrc; srt: srtsink/srtsrc with `latency` = budget and "
+             "SRT's default 25% overhead; rist: ristsink/ristsrc with "
+             "`receiver-buffer` = budget. Late or lost: frames that arrived "
+             "after first arrival + PTS distance + budget, or never; stalls: "
+             "a player starting one budget after the first frame that waits "
+             "for a late frame; wire/byte: IP bytes both ways over TS bytes "
+             "delivered; CPU: sender + receiver seconds per GB delivered. "
+             "ge: Gilbert-Elliott loss (bursty); trace: the rate steps 50, "
+             "12, 30, 8, 50 Mbit/s every 8 s.", "",
+             "| TCP | RTT ms | loss | Mbit/s | budget ms | system | late or "
+             "lost | stalls (s) | delivered Mbit/s | wire/byte | CPU s/GB | "
+             "note |",
+             "|---|---:|---:|---:|---:|---|---:|---|---:|---:|---:|---|"]
+    for r in results:
+        note = r.get("error") or ""
+        if not r.get("valid", True):
+            note += " INVALID (netsim ring drops)"
+        if r.get("kind"):
+            note = r["kind"] + (" " + note if note else "")
+        wpb = f"{r['wire_per_byte']:.3f}" if r.get("wire_per_byte") else "-"
+        cpu = f"{r['cpu_per_gb']:.0f}" if r.get("cpu_per_gb") else "-"
+        lines.append(
+            f"| {r['cc']} | {r['rtt']} | {r['loss']:.0%} | "
+            f"{r['kbps'] / 1000:g} | {r['budget']} | {r['system']} | "
+            f"{r['late_fraction']:.2e} | {r['stalls']} ({r['stall_s']}) | "
+            f"{r['delivered_mbps']:.2f} | {wpb} | {cpu} | {note} |")
+    lines += ["", "![late or lost by cell](bench/compare.png)", ""]
+    os.makedirs(os.path.join(TOP, "docs", "bench"), exist_ok=True)
+    keys = []
+    for r in results:
+        k = (r["cc"], r["rtt"], r["loss"], r["kbps"], r["budget"], r["kind"])
+        if k not in keys:
+            keys.append(k)
+    systems = []
+    for r in results:
+        if r["system"] not in systems:
+            systems.append(r["system"])
+    fig, ax = plt.subplots(figsize=(max(8, len(keys) * 0.9), 4.5))
+    width = 0.8 / max(len(systems), 1)
+    for i, s in enumerate(systems):
+        ys = []
+        for k in keys:
+            m = [r for r in results if r["system"] == s and
+                 (r["cc"], r["rtt"], r["loss"], r["kbps"], r["budget"],
+                  r["kind"]) == k]
+            ys.append(max(m[0]["late_fraction"], 1e-5) if m else 0)
+        ax.bar([j + i * width for j in range(len(keys))], ys, width, label=s)
+    ax.set_yscale("log")
+    ax.set_ylim(1e-5, 1.5)
+    ax.set_ylabel("frames late or lost (1e-5 = none)")
+    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(keys))])
+    ax.set_xticklabels([f"{k[0]}\n{k[1]}ms {k[2]:.0%}\n{k[3] / 1000:g}M "
+                        f"{k[4]}ms {k[5]}" for k in keys], fontsize=7)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(TOP, "docs", "bench", "compare.png"), dpi=80)
+    path = os.path.join(TOP, "docs", "benchmarks.md")
+    old = open(path).read()
+    heading = lines[0]
+    if heading in old:
+        start = old.index(heading)
+        nxt = old.find("\n## ", start + len(heading))
+        new = old[:start] + "\n".join(lines) + (
+            "\n" + old[nxt + 1:] if nxt >= 0 else "")
+    else:
+        new = old.rstrip("\n") + "\n\n" + "\n".join(lines)
+    with open(path, "w") as f:
+        f.write(new)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--inner", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--system")
+    ap.add_argument("--kbps", type=int)
+    ap.add_argument("--budget", type=int)
+    ap.add_argument("--out")
+    ap.add_argument("--seconds", type=float, default=40)
+    ap.add_argument("--grid", choices=["issue", "full"], default="issue")
+    ap.add_argument("--cc", nargs="+", default=["cubic"])
+    ap.add_argument("--systems", nargs="+", default=[
+        "multitcp-pars", "multitcp-dynamic", "tcp", "srt", "rist"])
+    ap.add_argument("--cells", type=int, nargs="*",
+                    help="indices into the grid's cells (default all)")
+    ap.add_argument("--build", default=os.path.join(TOP, "build"))
+    ap.add_argument("--netsim")
+    ap.add_argument("--reuse", action="store_true")
+    args = ap.parse_args()
+    if args.inner:
+        inner(args)
+        return 0
+    args.build = os.path.abspath(args.build)
+    args.netsim = args.netsim or os.path.join(args.build, "tests", "netsim",
+                                              "netsim")
+    args.results = os.path.join(TOP, "results", "compare")
+    os.makedirs(args.results, exist_ok=True)
+    grid = cells(args.grid)
+    if args.cells:
+        grid = [grid[i] for i in args.cells]
+    results = []
+    for cc in args.cc:
+        for cell in grid:
+            for system in args.systems:
+                r = run_cell(args, cell, system, cc)
+                print(json.dumps({k: r.get(k) for k in (
+                    "system", "cc", "rtt", "loss", "kbps", "budget", "kind",
+                    "late_fraction", "stalls", "stall_s", "delivered_mbps",
+                    "wire_per_byte", "cpu_per_gb", "error")}), flush=True)
+                results.append(r)
+    write_docs(args, results)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

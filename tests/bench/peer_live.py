@@ -1,0 +1,131 @@
+#!/usr/bin/python3
+"""One end of a live streaming comparison (tests/bench/compare.py), run in
+a netsim namespace. Both ends carry the same MPEG-TS of live x264 CBR video
+so every system moves the same bytes.
+
+  peer_live.py send SYSTEM PEER_ADDR PORT BITRATE_KBPS SECONDS BUDGET_MS OUT.json
+  peer_live.py recv SYSTEM PEER_ADDR PORT BITRATE_KBPS SECONDS BUDGET_MS OUT.json
+
+SYSTEM: multitcp-N (N connections), multitcp-pars (count from ParS Eq. 19),
+multitcp-dynamic (VariedConnVariedWinSize), tcp, srt, rist.
+The receiver records, for every video frame that comes out of tsdemux, its
+arrival time (CLOCK_MONOTONIC) and PTS, the TS bytes its source delivered,
+and its own CPU time; the sender records its CPU time. Each writes OUT.json.
+"""
+import json
+import sys
+import time
+
+import gi
+gi.require_version("Gst", "1.0")
+from gi.repository import GLib, Gst  # noqa: E402
+
+
+def sender_desc(system, peer, port, kbps, budget_ms):
+    video = ("videotestsrc is-live=true pattern=snow ! "
+             "video/x-raw,width=640,height=360,framerate=30/1 ! "
+             f"x264enc bitrate={kbps} pass=cbr tune=zerolatency "
+             "key-int-max=30 speed-preset=ultrafast ! h264parse ! "
+             "mpegtsmux alignment=7 ! ")
+    if system.startswith("multitcp"):
+        return video + f"multitcpsink host={peer} port={port}"
+    if system == "tcp":
+        return video + f"tcpserversink host={peer} port={port} sync=false"
+    if system == "srt":
+        # SRT's defaults otherwise: overhead 25% of the bandwidth for
+        # retransmissions, too-late packet drop on
+        return video + (f"srtsink uri=srt://{peer}:{port}?mode=listener "
+                        f"latency={budget_ms} wait-for-connection=false "
+                        "sync=false")
+    if system == "rist":
+        return video + ("rtpmp2tpay ! "
+                        f"ristsink address={peer} port={port} "
+                        f"sender-buffer={max(budget_ms, 1200)}")
+    raise SystemExit(f"unknown system {system}")
+
+
+def receiver_desc(system, peer, port, budget_ms):
+    tail = " ! tsdemux name=demux demux. ! video/x-h264 ! h264parse ! " \
+        "fakesink name=sink sync=false"
+    if system.startswith("multitcp"):
+        opts = f"latency={budget_ms} "
+        n = system.split("-", 1)[1]
+        if n == "pars":
+            # ParS Eq. 19 from the loss and RTT the sink measures
+            opts += "connections=0 max-connections=32"
+        elif n == "dynamic":
+            opts += ("connections=5 connection-control=congestion "
+                     "window-control=adjust min-connections=1 "
+                     "max-connections=32")
+        else:
+            opts += f"connections={n}"
+        return (f"multitcpsrc name=src host={peer} port={port} {opts}"
+                + tail)
+    if system == "tcp":
+        return f"tcpclientsrc name=src host={peer} port={port}" + tail
+    if system == "srt":
+        return (f"srtsrc name=src uri=srt://{peer}:{port}?mode=caller "
+                f"latency={budget_ms}" + tail)
+    if system == "rist":
+        return ("ristsrc name=src address=0.0.0.0 "
+                f"port={port} receiver-buffer={budget_ms} ! "
+                "application/x-rtp,media=video,clock-rate=90000,"
+                "encoding-name=MP2T ! rtpmp2tdepay" + tail)
+    raise SystemExit(f"unknown system {system}")
+
+
+def main():
+    role, system, peer, port, kbps, seconds, budget_ms, out = sys.argv[1:9]
+    port, kbps, seconds, budget_ms = int(port), int(kbps), float(seconds), \
+        int(budget_ms)
+    Gst.init(None)
+    desc = (sender_desc(system, peer, port, kbps, budget_ms) if role == "send"
+            else receiver_desc(system, peer, port, budget_ms))
+    pipe = Gst.parse_launch(desc)
+    rec = {"system": system, "role": role, "frames": [], "ts_bytes": 0,
+           "error": None, "desc": desc}
+
+    if role == "recv":
+        def on_frame(pad, info):
+            buf = info.get_buffer()
+            rec["frames"].append((time.monotonic(), buf.pts
+                                  if buf.pts != Gst.CLOCK_TIME_NONE else -1,
+                                  buf.get_size()))
+            return Gst.PadProbeReturn.OK
+
+        def on_ts(pad, info):
+            rec["ts_bytes"] += info.get_buffer().get_size()
+            return Gst.PadProbeReturn.OK
+        pipe.get_by_name("sink").get_static_pad("sink").add_probe(
+            Gst.PadProbeType.BUFFER, on_frame)
+        pipe.get_by_name("demux").get_static_pad("sink").add_probe(
+            Gst.PadProbeType.BUFFER, on_ts)
+
+    loop = GLib.MainLoop()
+
+    def on_message(bus, msg):
+        if msg.type == Gst.MessageType.ERROR:
+            rec["error"] = msg.parse_error()[0].message
+            loop.quit()
+        elif msg.type == Gst.MessageType.EOS:
+            loop.quit()
+        return True
+    bus = pipe.get_bus()
+    bus.add_signal_watch()
+    bus.connect("message", on_message)
+    pipe.set_state(Gst.State.PLAYING)
+    GLib.timeout_add(int(seconds * 1000), loop.quit)
+    loop.run()
+    if role == "recv" and system.startswith("multitcp"):
+        stats = pipe.get_by_name("src").get_property("stats")
+        rec["stats"] = {k: stats.get_value(k) for k in (
+            "buffers-late", "buffers-skipped", "buffers-duplicate",
+            "n-connections") if stats.has_field(k)}
+    pipe.set_state(Gst.State.NULL)
+    rec["cpu_s"] = time.process_time()
+    with open(out, "w") as f:
+        json.dump(rec, f)
+
+
+if __name__ == "__main__":
+    main()
