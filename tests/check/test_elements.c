@@ -7,6 +7,7 @@
 #include <gst/app/gstappsink.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <math.h>
 
 #include "mtcpprotocol.h"
 
@@ -1128,6 +1129,173 @@ GST_START_TEST (test_connection_flood_bounded)
 
 GST_END_TEST;
 
+/* ---- clock drift ---- */
+
+#define DRIFT_PPM 5000          /* 150 ms in 30 s: 200 ppm for 12.5 min */
+#define DRIFT_SECONDS 30
+#define DRIFT_LATENCY_MS 100
+#define DRIFT_FRAME_MS 10
+
+typedef struct {
+  gint ppm;
+  gboolean correction;
+  GstElement *sender;
+  GstElement *receiver;
+  GstElement *src;
+  guint64 max_depth;
+  guint64 last_depth;
+} DriftPair;
+
+/* The sender's clock runs @ppm fast: its timestamps grow that much faster
+ * than the pipeline clock that paces it. */
+static GstPadProbeReturn
+scale_timestamps (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  DriftPair *pair = user_data;
+  GstBuffer *buf = gst_buffer_make_writable (GST_PAD_PROBE_INFO_BUFFER (info));
+
+  if (GST_BUFFER_PTS_IS_VALID (buf))
+    GST_BUFFER_PTS (buf) = gst_util_uint64_scale_int (GST_BUFFER_PTS (buf),
+        1000000 + pair->ppm, 1000000);
+  if (GST_BUFFER_DTS_IS_VALID (buf))
+    GST_BUFFER_DTS (buf) = gst_util_uint64_scale_int (GST_BUFFER_DTS (buf),
+        1000000 + pair->ppm, 1000000);
+  GST_PAD_PROBE_INFO_DATA (info) = buf;
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+drift_pair_start (DriftPair * pair)
+{
+  GstElement *sink;
+  GstPad *pad;
+  gchar *desc;
+  gint port = 0;
+
+  pair->sender = gst_parse_launch ("videotestsrc is-live=true pattern=black "
+      "! video/x-raw,format=GRAY8,width=16,height=16,framerate=100/1 "
+      "! multitcpsink name=sink host=127.0.0.1 port=0 sync=false", NULL);
+  fail_unless (pair->sender != NULL);
+  sink = gst_bin_get_by_name (GST_BIN (pair->sender), "sink");
+  pad = gst_element_get_static_pad (sink, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, scale_timestamps, pair,
+      NULL);
+  gst_object_unref (pad);
+  fail_if (gst_element_set_state (pair->sender, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  g_object_get (sink, "current-port", &port, NULL);
+  gst_object_unref (sink);
+  fail_unless (port > 0);
+
+  /* a sink that renders on the clock: what it has not rendered yet waits
+   * in the source */
+  desc = g_strdup_printf ("multitcpsrc name=src host=127.0.0.1 port=%d "
+      "connections=3 latency=%d drift-correction=%s ! fakesink sync=true",
+      port, DRIFT_LATENCY_MS, pair->correction ? "true" : "false");
+  pair->receiver = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  fail_unless (pair->receiver != NULL);
+  pair->src = gst_bin_get_by_name (GST_BIN (pair->receiver), "src");
+  fail_if (gst_element_set_state (pair->receiver, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+}
+
+static void
+drift_pair_stop (DriftPair * pair)
+{
+  gst_element_set_state (pair->receiver, GST_STATE_NULL);
+  gst_element_set_state (pair->sender, GST_STATE_NULL);
+  gst_object_unref (pair->src);
+  gst_object_unref (pair->receiver);
+  gst_object_unref (pair->sender);
+}
+
+static gint64
+stats_int64 (GstElement * e, const gchar * field)
+{
+  GstStructure *s = NULL;
+  gint64 v = 0;
+  g_object_get (e, "stats", &s, NULL);
+  gst_structure_get_int64 (s, field, &v);
+  gst_structure_free (s);
+  return v;
+}
+
+static gdouble
+stats_double (GstElement * e, const gchar * field)
+{
+  GstStructure *s = NULL;
+  gdouble v = 0;
+  g_object_get (e, "stats", &s, NULL);
+  gst_structure_get_double (s, field, &v);
+  gst_structure_free (s);
+  return v;
+}
+
+/* Four sender/receiver pairs at once: sender clocks 5000 ppm fast and slow,
+ * with and without drift correction, 30 s. With it, nothing is late and
+ * what waits in the source stays at the latency; without it, the fast
+ * sender's buffers pile up and the slow sender's arrive late. */
+GST_START_TEST (test_clock_drift_followed)
+{
+  DriftPair pairs[] = {
+    {+DRIFT_PPM, TRUE}, {-DRIFT_PPM, TRUE},
+    {+DRIFT_PPM, FALSE}, {-DRIFT_PPM, FALSE},
+  };
+  /* the latency's worth of frames, plus what accumulates before the first
+   * estimate (5 s at 5 ms/s) and some slack */
+  guint64 depth_bound = (DRIFT_LATENCY_MS + 50) / DRIFT_FRAME_MS;
+  gint64 end;
+  guint k;
+
+  for (k = 0; k < G_N_ELEMENTS (pairs); k++)
+    drift_pair_start (&pairs[k]);
+  end = g_get_monotonic_time () + DRIFT_SECONDS * G_USEC_PER_SEC;
+  while (g_get_monotonic_time () < end) {
+    g_usleep (250000);
+    for (k = 0; k < G_N_ELEMENTS (pairs); k++) {
+      pairs[k].last_depth = stats_uint64 (pairs[k].src, "reorder-depth");
+      pairs[k].max_depth = MAX (pairs[k].max_depth, pairs[k].last_depth);
+    }
+  }
+  for (k = 0; k < G_N_ELEMENTS (pairs); k++) {
+    DriftPair *p = &pairs[k];
+    GST_INFO ("%+d ppm, correction %d: skew %.0f ppm, correction %"
+        G_GINT64_FORMAT " us, depth max %" G_GUINT64_FORMAT " last %"
+        G_GUINT64_FORMAT ", late %" G_GUINT64_FORMAT ", skipped %"
+        G_GUINT64_FORMAT ", pushed %" G_GUINT64_FORMAT, p->ppm, p->correction,
+        stats_double (p->src, "skew"),
+        stats_int64 (p->src, "drift-correction") / 1000, p->max_depth,
+        p->last_depth, stats_uint64 (p->src, "buffers-late"),
+        stats_uint64 (p->src, "buffers-skipped"), stats_uint64 (p->src,
+            "buffers-pushed"));
+    /* the estimate is there either way */
+    fail_unless (fabs (stats_double (p->src, "skew") - p->ppm) < 500,
+        "skew %.0f ppm for %d", stats_double (p->src, "skew"), p->ppm);
+    fail_unless (stats_uint64 (p->src, "buffers-pushed") >
+        DRIFT_SECONDS * 1000 / DRIFT_FRAME_MS / 2);
+  }
+  for (k = 0; k < 2; k++) {
+    fail_unless_equals_uint64 (stats_uint64 (pairs[k].src, "buffers-late"),
+        0);
+    fail_unless_equals_uint64 (stats_uint64 (pairs[k].src,
+            "buffers-skipped"), 0);
+    fail_unless (pairs[k].max_depth <= depth_bound, "%+d ppm: %"
+        G_GUINT64_FORMAT " buffers waited, bound %" G_GUINT64_FORMAT,
+        pairs[k].ppm, pairs[k].max_depth, depth_bound);
+  }
+  /* without: 150 ms of drift, more than the latency allows for */
+  fail_unless (pairs[2].last_depth > depth_bound + 3, "fast sender, no "
+      "correction: only %" G_GUINT64_FORMAT " buffers waiting",
+      pairs[2].last_depth);
+  fail_unless (stats_uint64 (pairs[3].src, "buffers-late") > 0);
+
+  for (k = 0; k < G_N_ELEMENTS (pairs); k++)
+    drift_pair_stop (&pairs[k]);
+}
+
+GST_END_TEST;
+
 /* ---- passphrase ---- */
 
 static GstElement *
@@ -1466,6 +1634,7 @@ elements_suite (void)
   tcase_add_test (tc, test_connection_count_change_loses_nothing);
   tcase_add_test (tc, test_half_open_connection_is_found);
   tcase_add_test (tc, test_connection_flood_bounded);
+  tcase_add_test (tc, test_clock_drift_followed);
   tcase_add_test (tc, test_passphrase);
   tcase_add_test (tc, test_killed_connections_lose_nothing);
   tcase_add_test (tc, test_outage_of_every_connection_loses_nothing);
