@@ -853,6 +853,8 @@ on_accept (GSocket * listener, GIOCondition cond, gpointer user_data)
     server->conns = g_list_prepend (server->conns, sc);
     GST_DEBUG ("accepted connection from %s", sc->conn->peer);
     mtcp_connection_attach (sc->conn, server->io.context, on_conn_event, server);
+    /* free what reject_oldest_pending () closed now, not at the next tick */
+    reap (server);
     g_mutex_unlock (&server->lock);
   }
   return G_SOURCE_CONTINUE;

@@ -1118,8 +1118,7 @@ GST_START_TEST (test_connection_flood_bounded)
   fail_unless (stats_uint64 (s->sink, "connections-rejected") >=
       FLOOD_IDLE + FLOOD_PARTIAL - FLOOD_MAX_PENDING - FLOOD_GARBAGE -
       FLOOD_BIG_CLAIM);
-  fail_unless (stats_uint64 (s->sink, "protocol-errors") +
-      stats_uint64 (s->sink, "refused") >= FLOOD_BIG_CLAIM);
+
   /* the handshake timeout closes what is left: every socket sees its end */
   until = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
   do {
@@ -1134,6 +1133,12 @@ GST_START_TEST (test_connection_flood_bounded)
   fail_unless_equals_uint64 (open, 0);
   fail_unless_equals_int (stats_uint (s->sink, "pending-handshakes"), 0);
   fail_unless (stats_uint64 (s->sink, "handshakes-timed-out") >= 1);
+  /* each went one of these ways (whether noise is read before the
+   * connection is pushed out depends on scheduling) */
+  fail_unless (stats_uint64 (s->sink, "connections-rejected") +
+      stats_uint64 (s->sink, "handshakes-timed-out") +
+      stats_uint64 (s->sink, "protocol-errors") +
+      stats_uint64 (s->sink, "refused") >= FLOOD_TOTAL);
   /* and the session is still there, with its three connections */
   fail_unless_equals_int (sink_connections (s->sink), 3);
 
