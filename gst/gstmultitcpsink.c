@@ -32,6 +32,7 @@ GST_DEBUG_CATEGORY_STATIC (multitcpsink_debug);
 #define DEFAULT_MAX_SESSIONS 64
 #define DEFAULT_MAX_CONNECTIONS 64
 #define DEFAULT_HANDSHAKE_TIMEOUT 5000
+#define DEFAULT_MAX_PENDING_HANDSHAKES 64
 #define DEFAULT_MAX_FRAME_SIZE MTCP_MAX_FRAME_DEFAULT
 #define DEFAULT_SESSION_TIMEOUT 10000
 #define DEFAULT_IDLE_TIMEOUT 3000
@@ -56,6 +57,7 @@ enum {
   PROP_SESSION_TIMEOUT,
   PROP_IDLE_TIMEOUT,
   PROP_PASSPHRASE,
+  PROP_MAX_PENDING_HANDSHAKES,
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -96,6 +98,7 @@ gst_multi_tcp_sink_init (GstMultiTcpSink * self)
   self->max_sessions = DEFAULT_MAX_SESSIONS;
   self->max_connections = DEFAULT_MAX_CONNECTIONS;
   self->handshake_timeout = DEFAULT_HANDSHAKE_TIMEOUT;
+  self->max_pending_handshakes = DEFAULT_MAX_PENDING_HANDSHAKES;
   self->max_frame_size = DEFAULT_MAX_FRAME_SIZE;
   self->session_timeout = DEFAULT_SESSION_TIMEOUT;
   self->idle_timeout = DEFAULT_IDLE_TIMEOUT;
@@ -168,6 +171,9 @@ gst_multi_tcp_sink_set_property (GObject * object, guint prop_id,
       break;
     case PROP_HANDSHAKE_TIMEOUT:
       self->handshake_timeout = g_value_get_uint (value);
+      break;
+    case PROP_MAX_PENDING_HANDSHAKES:
+      self->max_pending_handshakes = g_value_get_uint (value);
       break;
     case PROP_MAX_FRAME_SIZE:
       self->max_frame_size = g_value_get_uint (value);
@@ -250,6 +256,9 @@ gst_multi_tcp_sink_get_property (GObject * object, guint prop_id,
     case PROP_HANDSHAKE_TIMEOUT:
       g_value_set_uint (value, self->handshake_timeout);
       break;
+    case PROP_MAX_PENDING_HANDSHAKES:
+      g_value_set_uint (value, self->max_pending_handshakes);
+      break;
     case PROP_MAX_FRAME_SIZE:
       g_value_set_uint (value, self->max_frame_size);
       break;
@@ -304,6 +313,7 @@ gst_multi_tcp_sink_start (GstBaseSink * bsink)
   config.max_sessions = self->max_sessions;
   config.max_connections = self->max_connections;
   config.handshake_timeout_ms = self->handshake_timeout;
+  config.max_pending_handshakes = self->max_pending_handshakes;
   config.report_interval_ms = REPORT_INTERVAL_MS;
   config.session_timeout_ms = self->session_timeout;
   config.idle_timeout_ms = self->idle_timeout;
@@ -496,6 +506,13 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
       g_param_spec_uint ("handshake-timeout", "Handshake timeout",
           "Milliseconds a new connection has to send its HELLO", 1, G_MAXINT,
           DEFAULT_HANDSHAKE_TIMEOUT,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_MAX_PENDING_HANDSHAKES,
+      g_param_spec_uint ("max-pending-handshakes", "Max pending handshakes",
+          "Connections accepted that have not finished their handshake yet; "
+          "when one more arrives the oldest of them is closed (counted as "
+          "connections-rejected in stats)", 1, 65536,
+          DEFAULT_MAX_PENDING_HANDSHAKES,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_MAX_FRAME_SIZE,
       g_param_spec_uint ("max-frame-size", "Max frame size",

@@ -26,6 +26,7 @@ struct _GstMultiTcpSink {
   guint max_sessions;
   guint max_connections;
   guint handshake_timeout;
+  guint max_pending_handshakes;
   guint max_frame_size;
   guint session_timeout;
   guint idle_timeout;

@@ -36,6 +36,7 @@ GST_DEBUG_CATEGORY_STATIC (multitcpsrc_debug);
 #define FEEDBACK_INTERVAL_MS 100
 #define DEFAULT_RETRY 30
 #define DEFAULT_IDLE_TIMEOUT 3000
+#define DEFAULT_DRIFT_CORRECTION TRUE
 /* MultiTCP Tables II and III; MULTFRC leaves its constants open */
 #define DEFAULT_WINDOW_CONTROL MTCP_WINDOW_CONTROL_NONE
 #define DEFAULT_CONNECTION_CONTROL MTCP_CONNECTION_CONTROL_FIXED
@@ -83,6 +84,7 @@ enum {
   PROP_RETRY,
   PROP_IDLE_TIMEOUT,
   PROP_PASSPHRASE,
+  PROP_DRIFT_CORRECTION,
 };
 
 #define GST_TYPE_MULTI_TCP_WINDOW_CONTROL (gst_multi_tcp_window_control_get_type ())
@@ -140,6 +142,7 @@ gst_multi_tcp_src_init (GstMultiTcpSrc * self)
   self->max_frame_size = DEFAULT_MAX_FRAME_SIZE;
   self->retry = DEFAULT_RETRY;
   self->idle_timeout = DEFAULT_IDLE_TIMEOUT;
+  self->drift_correction = DEFAULT_DRIFT_CORRECTION;
   self->control.window = DEFAULT_WINDOW_CONTROL;
   self->control.connections = DEFAULT_CONNECTION_CONTROL;
   self->control.target_bitrate = DEFAULT_TARGET_BITRATE;
@@ -251,6 +254,9 @@ gst_multi_tcp_src_set_property (GObject * object, guint prop_id,
     case PROP_IDLE_TIMEOUT:
       self->idle_timeout = g_value_get_uint (value);
       break;
+    case PROP_DRIFT_CORRECTION:
+      self->drift_correction = g_value_get_boolean (value);
+      break;
     case PROP_PASSPHRASE:
       g_free (self->passphrase);
       self->passphrase = g_value_dup_string (value);
@@ -312,6 +318,9 @@ gst_multi_tcp_src_get_property (GObject * object, guint prop_id,
       break;
     case PROP_MAX_FRAME_SIZE:
       g_value_set_uint (value, self->max_frame_size);
+      break;
+    case PROP_DRIFT_CORRECTION:
+      g_value_set_boolean (value, self->drift_correction);
       break;
     case PROP_WINDOW_CONTROL:
       g_value_set_enum (value, self->control.window);
@@ -412,6 +421,7 @@ gst_multi_tcp_src_start (GstBaseSrc * bsrc)
   config.feedback_interval_ms = FEEDBACK_INTERVAL_MS;
   config.retry = self->retry;
   config.idle_timeout_ms = self->idle_timeout;
+  config.drift_correction = self->drift_correction;
   config.passphrase = self->passphrase;
   config.stats_interval_ms = self->stats_interval;
   self->have_offset = FALSE;
@@ -723,10 +733,18 @@ gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
           "Largest frame body accepted from the sink, in bytes", 1024,
           MTCP_MAX_FRAME_LIMIT, DEFAULT_MAX_FRAME_SIZE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_DRIFT_CORRECTION,
+      g_param_spec_boolean ("drift-correction", "Drift correction",
+          "Follow the sender's clock rate: estimate the skew from the lowest "
+          "arrival delays and move the sender-to-local time mapping with it, "
+          "so that a sender clock faster or slower than ours neither fills "
+          "the buffer nor makes buffers late", DEFAULT_DRIFT_CORRECTION,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
           "Bitrate, buffers pushed, late, skipped, late fraction, reorder "
-          "depth, and per connection bytes, RTT and state",
+          "depth, clock skew (ppm) and drift correction (ns), and per "
+          "connection bytes, RTT and state",
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template (element_class, &src_template);

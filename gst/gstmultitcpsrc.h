@@ -25,6 +25,7 @@ struct _GstMultiTcpSrc {
   guint max_frame_size;
   guint retry;
   guint idle_timeout;
+  gboolean drift_correction;
   gchar *passphrase;
   MtcpControlConfig control;
 

@@ -12,6 +12,7 @@
 #include "mtcpadjustconn.h"
 #include "mtcpmultfrc.h"
 #include "mtcppars.h"
+#include "mtcpskew.h"
 
 #include <string.h>
 
@@ -28,6 +29,9 @@ GST_DEBUG_CATEGORY_STATIC (mtcp_client_debug);
 /* segments the sink must have sent before ParS trusts its loss rate */
 #define PARS_MIN_SEGMENTS 500
 #define PARS_START_CONNECTIONS 5
+/* clock skew: minima of 1 s windows, a line through the last 60 */
+#define SKEW_WINDOW GST_SECOND
+#define SKEW_WINDOWS 60
 
 typedef enum {
   CONN_CONNECTING,
@@ -92,9 +96,12 @@ struct _MtcpClient {
   guint64 reconnects;
   guint64 sessions_started;
 
-  /* sender running time -> local time, fixed by the first timestamp */
+  /* sender running time -> local time: the first timestamp fixes the
+   * offset, the skew estimate follows the sender's clock rate from there */
   gboolean mapped;
   gint64 time_offset;
+  MtcpSkew *skew;
+  GstClockTime last_sender_time;        /* of the latest buffer, for stats */
 
   /* counters */
   guint64 bytes_received;
@@ -177,6 +184,7 @@ mtcp_client_new (const MtcpClientConfig * config,
   client->reorder = mtcp_reorder_new (REORDER_WINDOW,
       (GDestroyNotify) item_free);
   client->window.measured = -1;
+  client->skew = mtcp_skew_new (SKEW_WINDOW, SKEW_WINDOWS);
   return client;
 }
 
@@ -185,6 +193,7 @@ mtcp_client_free (MtcpClient * client)
 {
   mtcp_client_stop (client);
   mtcp_reorder_free (client->reorder);
+  mtcp_skew_free (client->skew);
   g_clear_object (&client->address);
   g_clear_error (&client->error);
   g_free (client->session_str);
@@ -213,7 +222,9 @@ client_fail (MtcpClient * client, GError * error)
 
 /* ---- frames from the sink ---- */
 
-/* The first timestamp fixes the mapping: it is due `latency` from now. */
+/* The first timestamp fixes the mapping: it is due `latency` from now.
+ * From there the skew estimate moves it as the sender's clock runs faster
+ * or slower than ours, so deadlines keep their distance to arrivals. */
 static GstClockTime
 to_local (MtcpClient * client, guint64 sender_time, GstClockTime now)
 {
@@ -224,10 +235,13 @@ to_local (MtcpClient * client, guint64 sender_time, GstClockTime now)
   if (!client->mapped) {
     client->time_offset = (gint64) now - (gint64) sender_time;
     client->mapped = TRUE;
+    mtcp_skew_reset (client->skew);
     GST_DEBUG ("sender time %" GST_TIME_FORMAT " maps to local %"
         GST_TIME_FORMAT, GST_TIME_ARGS (sender_time), GST_TIME_ARGS (now));
   }
   t = (gint64) sender_time + client->time_offset;
+  if (client->config.drift_correction)
+    t += mtcp_skew_correction (client->skew, sender_time);
   return t < 0 ? 0 : (GstClockTime) t;
 }
 
@@ -280,8 +294,12 @@ handle_buffer (MtcpClient * client, ClientConn * cc, const guint8 * body,
   GST_BUFFER_FLAGS (buf) = mtcp_buffer_flags_from_wire (info.flags);
   /* DTS first: it is the earlier of the two and decides decode order */
   ref = info.dts != MTCP_TIME_NONE ? info.dts : info.pts;
-  if (ref != MTCP_TIME_NONE)
+  if (ref != MTCP_TIME_NONE) {
     to_local (client, ref, now);
+    /* estimated even when not applied: the stats show the drift */
+    mtcp_skew_observe (client->skew, ref, now);
+    client->last_sender_time = ref;
+  }
   GST_BUFFER_DTS (buf) = to_local (client, info.dts, now);
   GST_BUFFER_PTS (buf) = to_local (client, info.pts, now);
   if (info.duration != MTCP_TIME_NONE)
@@ -1139,6 +1157,12 @@ build_stats (MtcpClient * client)
       "buffers-sender-dropped", G_TYPE_UINT64, rs.sender_skipped,
       "buffers-duplicate", G_TYPE_UINT64, client->duplicates,
       "late-fraction", G_TYPE_DOUBLE, late_fraction,
+      "skew", G_TYPE_DOUBLE, mtcp_skew_get_ppm (client->skew),
+      "skew-valid", G_TYPE_BOOLEAN, mtcp_skew_is_valid (client->skew),
+      "drift-correction", G_TYPE_INT64, client->mapped &&
+      client->config.drift_correction ?
+      mtcp_skew_correction (client->skew, client->last_sender_time) :
+      (gint64) 0,
       "reorder-depth", G_TYPE_UINT64, rs.depth,
       "reorder-bytes", G_TYPE_UINT64, rs.bytes,
       "n-connections", G_TYPE_UINT, ready,

@@ -58,6 +58,7 @@ typedef struct {
   guint idle_timeout_ms;        /* a ready connection silent this long is dead */
   gchar *passphrase;            /* proven to the sink when it asks; NULL = none */
   guint stats_interval_ms;      /* 0 = no periodic stats callback */
+  gboolean drift_correction;    /* the mapping follows the sender's clock rate */
 } MtcpClientConfig;
 
 typedef enum {

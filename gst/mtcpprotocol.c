@@ -594,8 +594,7 @@ mtcp_frame_reader_new (guint32 max_body)
 
   mtcp_protocol_debug_init ();
   r->max_body = max_body;
-  r->alloc = READ_CHUNK;
-  r->data = g_malloc (r->alloc);
+  /* allocated on the first read: an idle connection costs nothing here */
   return r;
 }
 
@@ -608,6 +607,18 @@ mtcp_frame_reader_free (MtcpFrameReader * r)
   g_free (r);
 }
 
+void
+mtcp_frame_reader_set_max_body (MtcpFrameReader * r, guint32 max_body)
+{
+  r->max_body = max_body;
+}
+
+gsize
+mtcp_frame_reader_allocated (MtcpFrameReader * r)
+{
+  return r->alloc;
+}
+
 gsize
 mtcp_frame_reader_pending (MtcpFrameReader * r)
 {
@@ -618,13 +629,18 @@ guint8 *
 mtcp_frame_reader_space (MtcpFrameReader * r, gsize * size)
 {
   gsize pending = r->end - r->start;
-  gsize want = READ_CHUNK;
+  /* one read at a time, never more than a whole frame can be */
+  gsize chunk = MIN ((gsize) READ_CHUNK,
+      MTCP_HEADER_SIZE + (gsize) r->max_body);
+  gsize want = chunk;
 
-  /* a frame whose header is in: make room for the whole of it at once */
+  /* a frame whose header is in: room for more of it, but only as its
+   * bytes come (at most doubling what is held), never at once for a length
+   * that is only claimed */
   if (pending >= MTCP_HEADER_SIZE) {
     gsize frame = MTCP_HEADER_SIZE + (gsize) get_u32 (r->data + r->start + 4);
     if (frame <= MTCP_HEADER_SIZE + (gsize) r->max_body && frame > pending)
-      want = MAX (want, frame - pending);
+      want = MAX (want, MIN (frame - pending, pending));
   }
   if (r->alloc - r->end < want) {
     /* slide the unconsumed bytes to the front, grow only if still short */
@@ -656,6 +672,8 @@ mtcp_frame_reader_next (MtcpFrameReader * r, MtcpFrameHeader * hdr,
   gsize pending = r->end - r->start;
   MtcpParseResult res;
 
+  if (pending < MTCP_HEADER_SIZE)
+    return MTCP_PARSE_NEED_MORE;
   res = mtcp_parse_header (r->data + r->start, pending, r->max_body, hdr,
       error);
   if (res != MTCP_PARSE_OK)

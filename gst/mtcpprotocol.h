@@ -21,6 +21,9 @@ G_BEGIN_DECLS
 #define MTCP_MAX_FRAME_LIMIT     (256 * 1024 * 1024)
 #define MTCP_MAX_CONTROL_BODY    (64 * 1024)  /* handshake, caps, feedback */
 #define MTCP_MAX_REASON          1024
+/* largest frame a connection may send before its handshake is done: HELLO
+ * and AUTH are far smaller, so a stranger cannot make us hold more */
+#define MTCP_MAX_HANDSHAKE_BODY  256
 
 typedef enum {
   MTCP_FRAME_HELLO = 0x01,      /* receiver -> sink: join or open a session */
@@ -219,8 +222,16 @@ gboolean mtcp_parse_secret32 (const guint8 * body, gsize size,
 /* Incremental reader: feed it whatever the socket gave, take whole frames. */
 typedef struct _MtcpFrameReader MtcpFrameReader;
 
+/* Memory follows the bytes that arrived, not the length a header claims:
+ * the buffer at most doubles what is held (plus one read chunk, itself no
+ * larger than a whole frame of @max_body). */
 MtcpFrameReader *mtcp_frame_reader_new (guint32 max_body);
 void mtcp_frame_reader_free (MtcpFrameReader * reader);
+/* Raise (or lower) the frame size limit, e.g. once a peer is admitted. */
+void mtcp_frame_reader_set_max_body (MtcpFrameReader * reader,
+    guint32 max_body);
+/* Bytes the reader has allocated (for tests of the bound) */
+gsize mtcp_frame_reader_allocated (MtcpFrameReader * reader);
 /* Where the next socket read should go, and how much fits there. */
 guint8 *mtcp_frame_reader_space (MtcpFrameReader * reader, gsize * size);
 void mtcp_frame_reader_commit (MtcpFrameReader * reader, gsize n_read);

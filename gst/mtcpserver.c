@@ -27,6 +27,8 @@ typedef struct {
   gchar *congestion;
   gboolean retiring;            /* in sess->retiring: sends what it holds, then closes */
   gboolean challenged;          /* waits for AUTH to the CHALLENGE it got */
+  gboolean pending;             /* accepted, handshake not done: counted in
+                                 * server->pending_handshakes */
   MtcpHello hello;              /* what it asked for, until it proves itself */
   guint8 nonce[MTCP_NONCE_SIZE];
 } ServerConn;
@@ -75,6 +77,12 @@ struct _MtcpServer {
   guint64 protocol_errors;
   guint64 refused;
   guint64 connections_accepted;
+  guint pending_handshakes;     /* connections with pending set */
+  guint pending_handshakes_peak;
+  guint64 connections_rejected; /* closed for max_pending_handshakes */
+  guint64 handshakes_timed_out;
+  gint64 rejected_warned_us;    /* last warning about rejections */
+  guint64 rejected_unwarned;
 };
 
 static void server_close_conn (MtcpServer * server, ServerConn * sc,
@@ -377,6 +385,10 @@ server_close_conn (MtcpServer * server, ServerConn * sc, const gchar * why)
       " bytes unsent)", sc->id, sc->conn->peer, sess ? sess->id_str : "none",
       why, unsent);
   server->conns = g_list_remove (server->conns, sc);
+  if (sc->pending) {
+    sc->pending = FALSE;
+    server->pending_handshakes--;
+  }
   /* a retired connection that wrote everything closes with a FIN: what it
    * sent still arrives */
   if (sess && !(sc->retiring && mtcp_connection_is_idle (sc->conn))) {
@@ -524,6 +536,12 @@ admit (MtcpServer * server, ServerConn * sc, const MtcpHello * hello)
   }
 
   sc->session = sess;
+  if (sc->pending) {
+    sc->pending = FALSE;
+    server->pending_handshakes--;
+  }
+  /* admitted: frames up to the negotiated size from now on */
+  mtcp_frame_reader_set_max_body (sc->conn->reader, server->config.max_frame);
   sc->id = sess->next_conn_id++;
   g_ptr_array_add (sess->conns, sc);
   sc->conn->keep_sent = TRUE;
@@ -767,6 +785,38 @@ done:
   return TRUE;
 }
 
+/* Too many connections sit in their handshake: the oldest goes. A real
+ * receiver answers within one round trip, so it is only pushed out if
+ * max_pending_handshakes newer connections arrive in that time; idle
+ * connections cannot keep new receivers out until they time out. */
+static void
+reject_oldest_pending (MtcpServer * server)
+{
+  GList *l;
+  gint64 now;
+
+  /* server->conns is newest first */
+  for (l = g_list_last (server->conns); l; l = l->prev) {
+    ServerConn *sc = l->data;
+    if (!sc->pending)
+      continue;
+    server->connections_rejected++;
+    server->rejected_unwarned++;
+    server_close_conn (server, sc, "too many pending handshakes, this is "
+        "the oldest");
+    break;
+  }
+  /* one warning a second at most: a flood must not flood the bus too */
+  now = g_get_monotonic_time ();
+  if (now - server->rejected_warned_us >= G_USEC_PER_SEC) {
+    server_warn (server, "%" G_GUINT64_FORMAT " connections closed before "
+        "their handshake: more than %u pending at once",
+        server->rejected_unwarned, server->config.max_pending_handshakes);
+    server->rejected_unwarned = 0;
+    server->rejected_warned_us = now;
+  }
+}
+
 static gboolean
 on_accept (GSocket * listener, GIOCondition cond, gpointer user_data)
 {
@@ -785,16 +835,26 @@ on_accept (GSocket * listener, GIOCondition cond, gpointer user_data)
     }
     sc = g_new0 (ServerConn, 1);
     sc->server = server;
-    sc->conn = mtcp_connection_new (sock, server->config.max_frame);
+    /* a stranger may send HELLO or AUTH and nothing bigger */
+    sc->conn = mtcp_connection_new (sock, MTCP_MAX_HANDSHAKE_BODY);
     sc->conn->user_data = sc;
     sc->accepted_us = g_get_monotonic_time ();
     g_object_unref (sock);
 
     g_mutex_lock (&server->lock);
     server->connections_accepted++;
+    if (server->pending_handshakes >= MAX (server->config.max_pending_handshakes,
+            1))
+      reject_oldest_pending (server);
+    sc->pending = TRUE;
+    server->pending_handshakes++;
+    server->pending_handshakes_peak = MAX (server->pending_handshakes_peak,
+        server->pending_handshakes);
     server->conns = g_list_prepend (server->conns, sc);
     GST_DEBUG ("accepted connection from %s", sc->conn->peer);
     mtcp_connection_attach (sc->conn, server->io.context, on_conn_event, server);
+    /* free what reject_oldest_pending () closed now, not at the next tick */
+    reap (server);
     g_mutex_unlock (&server->lock);
   }
   return G_SOURCE_CONTINUE;
@@ -848,6 +908,7 @@ on_tick (gpointer data)
     if (sc->session == NULL) {
       if (now - sc->accepted_us >
           (gint64) server->config.handshake_timeout_ms * 1000) {
+        server->handshakes_timed_out++;
         server_warn (server, "no handshake from %s within %u ms",
             sc->conn->peer, server->config.handshake_timeout_ms);
         server_close_conn (server, sc, "handshake timeout");
@@ -1171,6 +1232,12 @@ mtcp_server_get_stats (MtcpServer * server)
       "connections-accepted", G_TYPE_UINT64, server->connections_accepted,
       "protocol-errors", G_TYPE_UINT64, server->protocol_errors,
       "refused", G_TYPE_UINT64, server->refused,
+      "pending-handshakes", G_TYPE_UINT, server->pending_handshakes,
+      "pending-handshakes-peak", G_TYPE_UINT,
+      server->pending_handshakes_peak,
+      "connections-rejected", G_TYPE_UINT64, server->connections_rejected,
+      "handshakes-timed-out", G_TYPE_UINT64, server->handshakes_timed_out,
+      "open-connections", G_TYPE_UINT, g_list_length (server->conns),
       "scheduler", G_TYPE_STRING,
       mtcp_scheduler_nick (server->config.scheduler), NULL);
   g_mutex_unlock (&server->lock);

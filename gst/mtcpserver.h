@@ -25,6 +25,8 @@ typedef struct {
   guint max_sessions;
   guint max_connections;        /* per session */
   guint handshake_timeout_ms;
+  guint max_pending_handshakes; /* accepted, no WELCOME yet; over it the
+                                 * oldest of them is closed */
   guint report_interval_ms;
   guint session_timeout_ms;     /* keep a session with no connection this long */
   guint idle_timeout_ms;        /* close a connection silent this long, 0 = never */

@@ -297,6 +297,57 @@ GST_START_TEST (test_reader_huge_length_and_cut_frames)
 
 GST_END_TEST;
 
+/* A header that claims a large (allowed) length costs memory only as the
+ * bytes come: a peer that sends a header and stalls holds a few kB. */
+GST_START_TEST (test_reader_memory_follows_received_bytes)
+{
+  MtcpFrameReader *r = mtcp_frame_reader_new (MTCP_MAX_FRAME_DEFAULT);
+  MtcpFrameHeader hdr;
+  const guint8 *body;
+  gchar *err = NULL;
+  guint8 *dst;
+  gsize space, got = 0, frame = MTCP_HEADER_SIZE + 8 * 1024 * 1024;
+
+  fail_unless_equals_int (mtcp_frame_reader_allocated (r), 0);
+  dst = mtcp_frame_reader_space (r, &space);
+  fail_unless (space >= MTCP_HEADER_SIZE);
+  mtcp_write_header (dst, 0x7f, 0, frame - MTCP_HEADER_SIZE);
+  memset (dst + MTCP_HEADER_SIZE, 0xab, 100);
+  mtcp_frame_reader_commit (r, MTCP_HEADER_SIZE + 100);
+  got = MTCP_HEADER_SIZE + 100;
+  fail_unless_equals_int (mtcp_frame_reader_next (r, &hdr, &body, &err),
+      MTCP_PARSE_NEED_MORE);
+  dst = mtcp_frame_reader_space (r, &space);
+  fail_unless (mtcp_frame_reader_allocated (r) <= 2 * 64 * 1024,
+      "%" G_GSIZE_FORMAT " bytes for 108 received",
+      mtcp_frame_reader_allocated (r));
+  /* the rest, in whatever pieces the reader offers: never above twice
+   * what it holds plus one read */
+  while (got < frame) {
+    gsize n;
+    dst = mtcp_frame_reader_space (r, &space);
+    fail_unless (mtcp_frame_reader_allocated (r) <= 2 * got + 64 * 1024);
+    n = MIN (space, frame - got);
+    memset (dst, 0xab, n);
+    mtcp_frame_reader_commit (r, n);
+    got += n;
+  }
+  fail_unless_equals_int (mtcp_frame_reader_next (r, &hdr, &body, &err),
+      MTCP_PARSE_OK);
+  fail_unless_equals_int (hdr.length, frame - MTCP_HEADER_SIZE);
+  fail_unless_equals_int (body[hdr.length - 1], 0xab);
+  mtcp_frame_reader_free (r);
+
+  /* before a handshake the limit is tiny: so is the buffer */
+  r = mtcp_frame_reader_new (MTCP_MAX_HANDSHAKE_BODY);
+  mtcp_frame_reader_space (r, &space);
+  fail_unless (mtcp_frame_reader_allocated (r) <=
+      MTCP_HEADER_SIZE + MTCP_MAX_HANDSHAKE_BODY);
+  mtcp_frame_reader_free (r);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_truncated_bodies_rejected)
 {
   guint8 body[64] = { 0, };
@@ -345,6 +396,7 @@ protocol_suite (void)
   tcase_add_test (tc, test_header_limits);
   tcase_add_test (tc, test_reader_reassembles_any_chunking);
   tcase_add_test (tc, test_reader_huge_length_and_cut_frames);
+  tcase_add_test (tc, test_reader_memory_follows_received_bytes);
   tcase_add_test (tc, test_truncated_bodies_rejected);
   return s;
 }
