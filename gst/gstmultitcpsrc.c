@@ -84,6 +84,7 @@ enum {
   PROP_RETRY,
   PROP_IDLE_TIMEOUT,
   PROP_PASSPHRASE,
+  PROP_LOCAL_ADDRESSES,
   PROP_DRIFT_CORRECTION,
 };
 
@@ -173,6 +174,7 @@ gst_multi_tcp_src_finalize (GObject * object)
 
   g_free (self->host);
   g_free (self->passphrase);
+  g_free (self->local_addresses);
   g_object_unref (self->cancellable);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -260,6 +262,10 @@ gst_multi_tcp_src_set_property (GObject * object, guint prop_id,
     case PROP_PASSPHRASE:
       g_free (self->passphrase);
       self->passphrase = g_value_dup_string (value);
+      break;
+    case PROP_LOCAL_ADDRESSES:
+      g_free (self->local_addresses);
+      self->local_addresses = g_value_dup_string (value);
       break;
     case PROP_TIMEOUT:
       self->timeout = g_value_get_uint (value);
@@ -379,6 +385,9 @@ gst_multi_tcp_src_get_property (GObject * object, guint prop_id,
     case PROP_PASSPHRASE:
       g_value_set_string (value, self->passphrase);
       break;
+    case PROP_LOCAL_ADDRESSES:
+      g_value_set_string (value, self->local_addresses);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -423,6 +432,7 @@ gst_multi_tcp_src_start (GstBaseSrc * bsrc)
   config.idle_timeout_ms = self->idle_timeout;
   config.drift_correction = self->drift_correction;
   config.passphrase = self->passphrase;
+  config.local_addresses = self->local_addresses;
   config.stats_interval_ms = self->stats_interval;
   self->have_offset = FALSE;
   self->pending_discont = TRUE;
@@ -691,6 +701,13 @@ gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
   g_object_class_install_property (gobject_class, PROP_PASSPHRASE,
       g_param_spec_string ("passphrase", "Passphrase",
           "Proven to a sink that asks for one (HMAC-SHA256 challenge on every connection); a wrong one is an error, not retried", NULL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_LOCAL_ADDRESSES,
+      g_param_spec_string ("local-addresses", "Local addresses",
+          "Comma-separated local IP addresses the connections are spread "
+          "over evenly (one per uplink of a multihomed receiver; the "
+          "system's routing must send each source address out of its "
+          "interface); NULL = the kernel's choice", NULL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_IDLE_TIMEOUT,
       g_param_spec_uint ("idle-timeout", "Idle timeout",

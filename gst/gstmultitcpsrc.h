@@ -27,6 +27,7 @@ struct _GstMultiTcpSrc {
   guint idle_timeout;
   gboolean drift_correction;
   gchar *passphrase;
+  gchar *local_addresses;
   MtcpControlConfig control;
 
   MtcpClient *client;

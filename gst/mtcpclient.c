@@ -68,6 +68,7 @@ typedef struct {
   guint64 buffers_received;
   guint window_bytes;           /* TCP_WINDOW_CLAMP we set, 0 = none */
   gboolean fresh;               /* asks for a new session: the old one is gone */
+  gint local;                   /* index into client->locals, -1 = any */
 } ClientConn;
 
 struct _MtcpClient {
@@ -91,6 +92,7 @@ struct _MtcpClient {
   gboolean gave_up;             /* and no more reconnects: gaps are final */
   guint failures;               /* connection losses and failed opens in a row */
   gint64 next_open_us;          /* backoff: no new connection before this */
+  GPtrArray *locals;            /* GSocketAddress to bind to, spread evenly */
   gboolean session_gone;        /* the sink no longer knows our session */
   gboolean reset_discont;       /* the next release starts a new stream */
   guint64 reconnects;
@@ -177,6 +179,7 @@ mtcp_client_new (const MtcpClientConfig * config,
   client->config = *config;
   client->config.host = g_strdup (config->host);
   client->config.passphrase = g_strdup (config->passphrase);
+  client->config.local_addresses = g_strdup (config->local_addresses);
   client->stats_func = stats_func;
   client->stats_data = user_data;
   g_mutex_init (&client->lock);
@@ -199,6 +202,9 @@ mtcp_client_free (MtcpClient * client)
   g_free (client->session_str);
   g_free (client->config.host);
   g_free (client->config.passphrase);
+  g_free (client->config.local_addresses);
+  if (client->locals)
+    g_ptr_array_unref (client->locals);
   g_mutex_clear (&client->lock);
   g_cond_clear (&client->cond);
   g_free (client);
@@ -694,12 +700,94 @@ done:
   return TRUE;
 }
 
+/* `local-addresses`: the IP addresses connections are spread over. */
+static gboolean
+parse_local_addresses (MtcpClient * client, GError ** error)
+{
+  gchar **tokens;
+  guint i;
+  GSocketFamily family = g_socket_address_get_family (client->address);
+
+  if (client->config.local_addresses == NULL)
+    return TRUE;
+  tokens = g_strsplit (client->config.local_addresses, ",", -1);
+  client->locals = g_ptr_array_new_with_free_func (g_object_unref);
+  for (i = 0; tokens[i]; i++) {
+    gchar *text = g_strstrip (tokens[i]);
+    GInetAddress *ip;
+
+    if (*text == 0)
+      continue;
+    ip = g_inet_address_new_from_string (text);
+    if (ip == NULL || g_inet_address_get_family (ip) != family) {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+          "local-addresses: \"%s\" is not an %s address", text,
+          family == G_SOCKET_FAMILY_IPV6 ? "IPv6" : "IPv4");
+      g_clear_object (&ip);
+      g_strfreev (tokens);
+      return FALSE;
+    }
+    g_ptr_array_add (client->locals, g_inet_socket_address_new (ip, 0));
+    g_object_unref (ip);
+  }
+  g_strfreev (tokens);
+  if (client->locals->len == 0)
+    g_clear_pointer (&client->locals, g_ptr_array_unref);
+  return TRUE;
+}
+
+/* The local address with the fewest connections (-1 without any). */
+static gint
+least_used_local (MtcpClient * client)
+{
+  guint i, best = 0, best_n = G_MAXUINT;
+  GList *l;
+
+  if (client->locals == NULL)
+    return -1;
+  for (i = 0; i < client->locals->len; i++) {
+    guint n = 0;
+    for (l = client->conns; l; l = l->next) {
+      ClientConn *cc = l->data;
+      n += cc->local == (gint) i && cc->state != CONN_RETIRING;
+    }
+    if (n < best_n) {
+      best = i;
+      best_n = n;
+    }
+  }
+  return best;
+}
+
+/* A TCP socket bound to local address @local (-1: the kernel's choice). */
+static GSocket *
+new_socket (MtcpClient * client, gint local, GError ** error)
+{
+  GSocket *sock = g_socket_new (g_socket_address_get_family (client->address),
+      G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, error);
+
+  if (sock == NULL)
+    return NULL;
+  mtcp_tcp_set_nodelay (sock, TRUE);
+  if (local >= 0 && !g_socket_bind (sock,
+          g_ptr_array_index (client->locals, local), FALSE, error)) {
+    gchar *ip = g_inet_address_to_string (g_inet_socket_address_get_address
+        (g_ptr_array_index (client->locals, local)));
+    g_prefix_error (error, "cannot use local address %s: ", ip);
+    g_free (ip);
+    g_object_unref (sock);
+    return NULL;
+  }
+  return sock;
+}
+
 static ClientConn *
-conn_new (MtcpClient * client, GSocket * sock, ConnState state)
+conn_new (MtcpClient * client, GSocket * sock, ConnState state, gint local)
 {
   ClientConn *cc = g_new0 (ClientConn, 1);
 
   cc->client = client;
+  cc->local = local;
   cc->state = state;
   cc->index = client->next_index++;
   cc->conn = mtcp_connection_new (sock, client->config.max_frame);
@@ -716,17 +804,17 @@ static void
 open_connection (MtcpClient * client)
 {
   GError *err = NULL;
-  GSocket *sock = g_socket_new (g_socket_address_get_family (client->address),
-      G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &err);
+  gint local = least_used_local (client);
+  GSocket *sock = new_socket (client, local, &err);
   ClientConn *cc;
 
   if (sock == NULL) {
-    GST_WARNING ("cannot create socket: %s", err->message);
+    GST_WARNING ("cannot open a connection: %s", err->message);
     g_error_free (err);
+    note_failure (client);
     return;
   }
   g_socket_set_blocking (sock, FALSE);
-  mtcp_tcp_set_nodelay (sock, TRUE);
   if (!g_socket_connect (sock, client->address, NULL, &err) &&
       !g_error_matches (err, G_IO_ERROR, G_IO_ERROR_PENDING)) {
     GST_WARNING ("connecting to %s:%u failed: %s", client->config.host,
@@ -737,12 +825,12 @@ open_connection (MtcpClient * client)
     return;
   }
   g_clear_error (&err);
-  cc = conn_new (client, sock, CONN_CONNECTING);
+  cc = conn_new (client, sock, CONN_CONNECTING, local);
   cc->fresh = client->session_gone;
   g_object_unref (sock);
   mtcp_connection_attach (cc->conn, client->io.context, on_conn_event, client);
   mtcp_connection_want_write (cc->conn, TRUE);
-  GST_DEBUG ("opening connection %u", cc->index);
+  GST_DEBUG ("opening connection %u (local address %d)", cc->index, local);
 }
 
 static guint
@@ -1132,6 +1220,7 @@ build_stats (MtcpClient * client)
         "mss", G_TYPE_UINT, cc->report.snd_mss,
         "retransmits", G_TYPE_UINT, cc->report.total_retrans,
         "window", G_TYPE_UINT, cc->window_bytes,
+        "path", G_TYPE_INT, cc->local,
         NULL);
     if (cc->state == CONN_READY)
       ready++;
@@ -1260,17 +1349,15 @@ connect_first (MtcpClient * client, GCancellable * cancellable,
   gchar *err = NULL;
   MtcpWelcome welcome;
 
-  sock = g_socket_new (g_socket_address_get_family (client->address),
-      G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, error);
+  sock = new_socket (client, least_used_local (client), error);
   if (sock == NULL)
     return NULL;
   g_socket_set_timeout (sock, client->config.timeout_s);
-  mtcp_tcp_set_nodelay (sock, TRUE);
   if (!g_socket_connect (sock, client->address, cancellable, error)) {
     g_object_unref (sock);
     return NULL;
   }
-  cc = conn_new (client, sock, CONN_HANDSHAKE);
+  cc = conn_new (client, sock, CONN_HANDSHAKE, least_used_local (client));
   g_object_unref (sock);
   send_hello (cc, client, FALSE);
   if (mtcp_connection_flush (cc->conn, error) != MTCP_IO_DONE ||
@@ -1331,7 +1418,7 @@ mtcp_client_start (MtcpClient * client, GCancellable * cancellable,
 
   client->address = mtcp_resolve_address (client->config.host,
       client->config.port, cancellable, error);
-  if (client->address == NULL)
+  if (client->address == NULL || !parse_local_addresses (client, error))
     return FALSE;
   first = connect_first (client, cancellable, error);
   if (first == NULL)

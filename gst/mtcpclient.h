@@ -57,6 +57,7 @@ typedef struct {
   guint retry;                  /* failed reconnects in a row before giving up; 0 = never reconnect */
   guint idle_timeout_ms;        /* a ready connection silent this long is dead */
   gchar *passphrase;            /* proven to the sink when it asks; NULL = none */
+  gchar *local_addresses;       /* comma-separated IPs to spread over; NULL = any */
   guint stats_interval_ms;      /* 0 = no periodic stats callback */
   gboolean drift_correction;    /* the mapping follows the sender's clock rate */
 } MtcpClientConfig;

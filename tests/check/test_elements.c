@@ -67,12 +67,14 @@ sender_free (Sender * s)
 }
 
 static Receiver *
-receiver_new (gint port, guint connections, guint latency_ms)
+receiver_new_with (gint port, guint connections, guint latency_ms,
+    const gchar * src_props)
 {
   Receiver *r = g_new0 (Receiver, 1);
   gchar *desc = g_strdup_printf ("multitcpsrc name=src host=127.0.0.1 "
-      "port=%d connections=%u latency=%u ! appsink name=out sync=false "
-      "max-buffers=0 emit-signals=false", port, connections, latency_ms);
+      "port=%d connections=%u latency=%u %s ! appsink name=out sync=false "
+      "max-buffers=0 emit-signals=false", port, connections, latency_ms,
+      src_props);
   r->pipeline = gst_parse_launch (desc, NULL);
   g_free (desc);
   fail_unless (r->pipeline != NULL);
@@ -81,6 +83,12 @@ receiver_new (gint port, guint connections, guint latency_ms)
   fail_if (gst_element_set_state (r->pipeline, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE);
   return r;
+}
+
+static Receiver *
+receiver_new (gint port, guint connections, guint latency_ms)
+{
+  return receiver_new_with (port, connections, latency_ms, "");
 }
 
 static void
@@ -414,6 +422,89 @@ GST_START_TEST (test_stats_messages_on_bus)
   gst_object_unref (bus);
   receiver_free (r);
   sender_free (s);
+}
+
+GST_END_TEST;
+
+/* Connections spread over the local addresses: the sink sees each as a
+ * peer address, the source reports each connection's path. */
+GST_START_TEST (test_local_addresses_spread_connections)
+{
+  Sender *s = sender_new (NULL);
+  Receiver *r = receiver_new_with (sender_port (s), 4, 5000,
+      "local-addresses=127.0.0.1,127.0.0.2");
+  GstStructure *st = NULL;
+  const GValue *sessions, *conns;
+  guint i, from[2] = { 0, 0 }, path[2] = { 0, 0 };
+
+  wait_for_connections (s->sink, 4);
+  g_object_get (s->sink, "stats", &st, NULL);
+  sessions = gst_structure_get_value (st, "sessions");
+  fail_unless_equals_int (gst_value_array_get_size (sessions), 1);
+  conns = gst_structure_get_value (gst_value_get_structure
+      (gst_value_array_get_value (sessions, 0)), "connections");
+  for (i = 0; i < gst_value_array_get_size (conns); i++) {
+    const gchar *peer = gst_structure_get_string (gst_value_get_structure
+        (gst_value_array_get_value (conns, i)), "peer");
+    fail_unless (peer != NULL);
+    from[0] += g_str_has_prefix (peer, "127.0.0.1:");
+    from[1] += g_str_has_prefix (peer, "127.0.0.2:");
+  }
+  gst_structure_free (st);
+  fail_unless_equals_int (from[0], 2);
+  fail_unless_equals_int (from[1], 2);
+
+  g_object_get (r->src, "stats", &st, NULL);
+  conns = gst_structure_get_value (st, "connections");
+  for (i = 0; i < gst_value_array_get_size (conns); i++) {
+    gint p = -1;
+    fail_unless (gst_structure_get_int (gst_value_get_structure
+            (gst_value_array_get_value (conns, i)), "path", &p));
+    fail_unless (p == 0 || p == 1);
+    path[p]++;
+  }
+  gst_structure_free (st);
+  fail_unless_equals_int (path[0], 2);
+  fail_unless_equals_int (path[1], 2);
+
+  stream_and_check (s, &r, 1, 200, TRUE);
+  receiver_free (r);
+  sender_free (s);
+}
+
+GST_END_TEST;
+
+/* A local address that is not an address, or not this host's: an error
+ * that names it. */
+GST_START_TEST (test_bad_local_address_is_an_error)
+{
+  const gchar *bad[] = { "not-an-ip", "192.0.2.77" };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (bad); i++) {
+    gchar *desc = g_strdup_printf ("multitcpsrc host=127.0.0.1 port=9 "
+        "timeout=2 local-addresses=%s ! fakesink", bad[i]);
+    GstElement *pipeline = gst_parse_launch (desc, NULL);
+    GstBus *bus = gst_element_get_bus (pipeline);
+    GstMessage *msg;
+    GError *err = NULL;
+    gchar *dbg = NULL;
+
+    g_free (desc);
+    fail_unless_equals_int (gst_element_set_state (pipeline,
+            GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+    msg = gst_bus_timed_pop_filtered (bus, GST_SECOND, GST_MESSAGE_ERROR);
+    fail_unless (msg != NULL);
+    gst_message_parse_error (msg, &err, &dbg);
+    fail_unless (dbg && strstr (dbg, bad[i]) != NULL, "'%s' lacks '%s'", dbg,
+        bad[i]);
+    g_error_free (err);
+    g_free (dbg);
+    gst_message_unref (msg);
+    gst_object_unref (bus);
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    gst_object_unref (pipeline);
+  }
 }
 
 GST_END_TEST;
@@ -1658,6 +1749,8 @@ elements_suite (void)
   tcase_add_test (tc, test_connection_flood_bounded);
   tcase_add_test (tc, test_clock_drift_followed);
   tcase_add_test (tc, test_passphrase);
+  tcase_add_test (tc, test_local_addresses_spread_connections);
+  tcase_add_test (tc, test_bad_local_address_is_an_error);
   tcase_add_test (tc, test_killed_connections_lose_nothing);
   tcase_add_test (tc, test_outage_of_every_connection_loses_nothing);
   tcase_add_test (tc, test_h264_every_frame_decoded);
