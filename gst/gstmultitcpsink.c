@@ -57,6 +57,10 @@ enum {
   PROP_SESSION_TIMEOUT,
   PROP_IDLE_TIMEOUT,
   PROP_PASSPHRASE,
+  PROP_TLS,
+  PROP_TLS_CERTIFICATE,
+  PROP_TLS_CERTIFICATE_FILE,
+  PROP_TLS_KEY_FILE,
   PROP_MAX_PENDING_HANDSHAKES,
 };
 
@@ -112,6 +116,9 @@ gst_multi_tcp_sink_finalize (GObject * object)
 
   g_free (self->host);
   g_free (self->passphrase);
+  g_clear_object (&self->tls_certificate);
+  g_free (self->tls_certificate_file);
+  g_free (self->tls_key_file);
   g_free (self->congestion_control);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -187,6 +194,21 @@ gst_multi_tcp_sink_set_property (GObject * object, guint prop_id,
     case PROP_PASSPHRASE:
       g_free (self->passphrase);
       self->passphrase = g_value_dup_string (value);
+      break;
+    case PROP_TLS:
+      self->tls = g_value_get_boolean (value);
+      break;
+    case PROP_TLS_CERTIFICATE:
+      g_clear_object (&self->tls_certificate);
+      self->tls_certificate = g_value_dup_object (value);
+      break;
+    case PROP_TLS_CERTIFICATE_FILE:
+      g_free (self->tls_certificate_file);
+      self->tls_certificate_file = g_value_dup_string (value);
+      break;
+    case PROP_TLS_KEY_FILE:
+      g_free (self->tls_key_file);
+      self->tls_key_file = g_value_dup_string (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -271,6 +293,18 @@ gst_multi_tcp_sink_get_property (GObject * object, guint prop_id,
     case PROP_PASSPHRASE:
       g_value_set_string (value, self->passphrase);
       break;
+    case PROP_TLS:
+      g_value_set_boolean (value, self->tls);
+      break;
+    case PROP_TLS_CERTIFICATE:
+      g_value_set_object (value, self->tls_certificate);
+      break;
+    case PROP_TLS_CERTIFICATE_FILE:
+      g_value_set_string (value, self->tls_certificate_file);
+      break;
+    case PROP_TLS_KEY_FILE:
+      g_value_set_string (value, self->tls_key_file);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -292,6 +326,34 @@ on_server_warning (const gchar * message, gpointer user_data)
   self->last_warning_us = now;
   GST_ELEMENT_WARNING (self, STREAM, FAILED, ("A receiver connection was "
           "closed"), ("%s", message));
+}
+
+/* The certificate (with its key) TLS uses: the object, else the files. */
+static GTlsCertificate *
+tls_certificate_locked (GstMultiTcpSink * self, GError ** error)
+{
+  GTlsCertificate *cert;
+
+  if (!g_tls_backend_supports_tls (g_tls_backend_get_default ())) {
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, "GLib has no "
+        "TLS backend (install glib-networking)");
+    return NULL;
+  }
+  if (self->tls_certificate)
+    return g_object_ref (self->tls_certificate);
+  if (self->tls_certificate_file == NULL) {
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "set "
+        "tls-certificate, or tls-certificate-file (and tls-key-file if the "
+        "key is in another file)");
+    return NULL;
+  }
+  cert = self->tls_key_file ?
+      g_tls_certificate_new_from_files (self->tls_certificate_file,
+      self->tls_key_file, error) :
+      g_tls_certificate_new_from_file (self->tls_certificate_file, error);
+  if (cert == NULL)
+    g_prefix_error (error, "%s: ", self->tls_certificate_file);
+  return cert;
 }
 
 static gboolean
@@ -318,9 +380,21 @@ gst_multi_tcp_sink_start (GstBaseSink * bsink)
   config.session_timeout_ms = self->session_timeout;
   config.idle_timeout_ms = self->idle_timeout;
   config.passphrase = self->passphrase;
+  config.tls_certificate = NULL;
+  if (self->tls && !(config.tls_certificate = tls_certificate_locked (self,
+              &err))) {
+    GST_OBJECT_UNLOCK (self);
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("TLS is on but there is "
+            "no usable certificate"), ("%s", err->message));
+    g_error_free (err);
+    g_free (config.host);
+    g_free (config.congestion_control);
+    return FALSE;
+  }
   GST_OBJECT_UNLOCK (self);
 
   server = mtcp_server_new (&config, on_server_warning, self);
+  g_clear_object (&config.tls_certificate);
   g_free (config.congestion_control);
   if (!mtcp_server_start (server, &err)) {
     GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ_WRITE,
@@ -528,6 +602,24 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
   g_object_class_install_property (gobject_class, PROP_PASSPHRASE,
       g_param_spec_string ("passphrase", "Passphrase",
           "Receivers must prove they know it (HMAC-SHA256 challenge on every connection) to get or join a session; empty = anyone may connect", NULL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_TLS,
+      g_param_spec_boolean ("tls", "TLS",
+          "TLS on every connection (receivers need tls=true too)", FALSE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_TLS_CERTIFICATE,
+      g_param_spec_object ("tls-certificate", "TLS certificate",
+          "The sink's certificate with its private key (else the files)",
+          G_TYPE_TLS_CERTIFICATE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_TLS_CERTIFICATE_FILE,
+      g_param_spec_string ("tls-certificate-file", "TLS certificate file",
+          "PEM file with the sink's certificate (and its key, unless "
+          "tls-key-file is set)", NULL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_TLS_KEY_FILE,
+      g_param_spec_string ("tls-key-file", "TLS key file",
+          "PEM file with the private key of tls-certificate-file", NULL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_IDLE_TIMEOUT,
       g_param_spec_uint ("idle-timeout", "Idle timeout",

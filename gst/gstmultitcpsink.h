@@ -31,6 +31,9 @@ struct _GstMultiTcpSink {
   guint session_timeout;
   guint idle_timeout;
   gchar *passphrase;
+  gboolean tls;
+  GTlsCertificate *tls_certificate;
+  gchar *tls_certificate_file, *tls_key_file;
 
   MtcpServer *server;
   guint current_port;

@@ -85,6 +85,10 @@ enum {
   PROP_IDLE_TIMEOUT,
   PROP_PASSPHRASE,
   PROP_LOCAL_ADDRESSES,
+  PROP_TLS,
+  PROP_TLS_CA_FILE,
+  PROP_TLS_VALIDATION_FLAGS,
+  PROP_TLS_SERVER_NAME,
   PROP_DRIFT_CORRECTION,
 };
 
@@ -142,6 +146,7 @@ gst_multi_tcp_src_init (GstMultiTcpSrc * self)
   self->stats_interval = DEFAULT_STATS_INTERVAL;
   self->max_frame_size = DEFAULT_MAX_FRAME_SIZE;
   self->retry = DEFAULT_RETRY;
+  self->tls_validation_flags = G_TLS_CERTIFICATE_VALIDATE_ALL;
   self->idle_timeout = DEFAULT_IDLE_TIMEOUT;
   self->drift_correction = DEFAULT_DRIFT_CORRECTION;
   self->control.window = DEFAULT_WINDOW_CONTROL;
@@ -175,6 +180,8 @@ gst_multi_tcp_src_finalize (GObject * object)
   g_free (self->host);
   g_free (self->passphrase);
   g_free (self->local_addresses);
+  g_free (self->tls_ca_file);
+  g_free (self->tls_server_name);
   g_object_unref (self->cancellable);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -266,6 +273,20 @@ gst_multi_tcp_src_set_property (GObject * object, guint prop_id,
     case PROP_LOCAL_ADDRESSES:
       g_free (self->local_addresses);
       self->local_addresses = g_value_dup_string (value);
+      break;
+    case PROP_TLS:
+      self->tls = g_value_get_boolean (value);
+      break;
+    case PROP_TLS_CA_FILE:
+      g_free (self->tls_ca_file);
+      self->tls_ca_file = g_value_dup_string (value);
+      break;
+    case PROP_TLS_VALIDATION_FLAGS:
+      self->tls_validation_flags = g_value_get_flags (value);
+      break;
+    case PROP_TLS_SERVER_NAME:
+      g_free (self->tls_server_name);
+      self->tls_server_name = g_value_dup_string (value);
       break;
     case PROP_TIMEOUT:
       self->timeout = g_value_get_uint (value);
@@ -388,6 +409,18 @@ gst_multi_tcp_src_get_property (GObject * object, guint prop_id,
     case PROP_LOCAL_ADDRESSES:
       g_value_set_string (value, self->local_addresses);
       break;
+    case PROP_TLS:
+      g_value_set_boolean (value, self->tls);
+      break;
+    case PROP_TLS_CA_FILE:
+      g_value_set_string (value, self->tls_ca_file);
+      break;
+    case PROP_TLS_VALIDATION_FLAGS:
+      g_value_set_flags (value, self->tls_validation_flags);
+      break;
+    case PROP_TLS_SERVER_NAME:
+      g_value_set_string (value, self->tls_server_name);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -433,6 +466,10 @@ gst_multi_tcp_src_start (GstBaseSrc * bsrc)
   config.drift_correction = self->drift_correction;
   config.passphrase = self->passphrase;
   config.local_addresses = self->local_addresses;
+  config.tls = self->tls;
+  config.tls_ca_file = self->tls_ca_file;
+  config.tls_validation_flags = self->tls_validation_flags;
+  config.tls_server_name = self->tls_server_name;
   config.stats_interval_ms = self->stats_interval;
   self->have_offset = FALSE;
   self->pending_discont = TRUE;
@@ -701,6 +738,24 @@ gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
   g_object_class_install_property (gobject_class, PROP_PASSPHRASE,
       g_param_spec_string ("passphrase", "Passphrase",
           "Proven to a sink that asks for one (HMAC-SHA256 challenge on every connection); a wrong one is an error, not retried", NULL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_TLS,
+      g_param_spec_boolean ("tls", "TLS",
+          "TLS on every connection (the sink needs tls=true too)", FALSE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_TLS_CA_FILE,
+      g_param_spec_string ("tls-ca-file", "TLS CA file",
+          "PEM file of the certificate authorities (or the self-signed "
+          "certificate) to trust; NULL = the system's", NULL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_TLS_VALIDATION_FLAGS,
+      g_param_spec_flags ("tls-validation-flags", "TLS validation flags",
+          "Certificate problems that refuse the sink", G_TYPE_TLS_CERTIFICATE_FLAGS,
+          G_TLS_CERTIFICATE_VALIDATE_ALL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_TLS_SERVER_NAME,
+      g_param_spec_string ("tls-server-name", "TLS server name",
+          "Name the sink's certificate must carry; NULL = host", NULL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_LOCAL_ADDRESSES,
       g_param_spec_string ("local-addresses", "Local addresses",

@@ -28,6 +28,9 @@ struct _GstMultiTcpSrc {
   gboolean drift_correction;
   gchar *passphrase;
   gchar *local_addresses;
+  gboolean tls;
+  gchar *tls_ca_file, *tls_server_name;
+  GTlsCertificateFlags tls_validation_flags;
   MtcpControlConfig control;
 
   MtcpClient *client;

@@ -93,6 +93,7 @@ struct _MtcpClient {
   guint failures;               /* connection losses and failed opens in a row */
   gint64 next_open_us;          /* backoff: no new connection before this */
   GPtrArray *locals;            /* GSocketAddress to bind to, spread evenly */
+  MtcpTlsConfig tls;            /* .server_name set: TLS on */
   gboolean session_gone;        /* the sink no longer knows our session */
   gboolean reset_discont;       /* the next release starts a new stream */
   guint64 reconnects;
@@ -180,6 +181,8 @@ mtcp_client_new (const MtcpClientConfig * config,
   client->config.host = g_strdup (config->host);
   client->config.passphrase = g_strdup (config->passphrase);
   client->config.local_addresses = g_strdup (config->local_addresses);
+  client->config.tls_ca_file = g_strdup (config->tls_ca_file);
+  client->config.tls_server_name = g_strdup (config->tls_server_name);
   client->stats_func = stats_func;
   client->stats_data = user_data;
   g_mutex_init (&client->lock);
@@ -203,6 +206,9 @@ mtcp_client_free (MtcpClient * client)
   g_free (client->config.host);
   g_free (client->config.passphrase);
   g_free (client->config.local_addresses);
+  g_free (client->config.tls_ca_file);
+  g_free (client->config.tls_server_name);
+  g_clear_object (&client->tls.database);
   if (client->locals)
     g_ptr_array_unref (client->locals);
   g_mutex_clear (&client->lock);
@@ -646,6 +652,16 @@ reap (MtcpClient * client)
   client->closed = NULL;
 }
 
+/* A certificate that was refused stays refused: no retry storm. */
+static void
+give_up_on_tls_error (MtcpClient * client, const GError * err)
+{
+  if (!mtcp_tls_error_is_fatal (err) || client->gave_up)
+    return;
+  client->gave_up = TRUE;
+  client_fail (client, g_error_copy (err));
+}
+
 static gboolean
 on_conn_event (MtcpConnection * conn, GIOCondition cond, gpointer user_data)
 {
@@ -665,6 +681,13 @@ on_conn_event (MtcpConnection * conn, GIOCondition cond, gpointer user_data)
       goto done;
     }
     cc->state = CONN_HANDSHAKE;
+    if (client->tls.server_name &&
+        !mtcp_connection_start_tls (conn, &client->tls, &err)) {
+      client_close_conn (client, cc, err->message);
+      g_clear_error (&err);
+      goto done;
+    }
+    /* with TLS, HELLO waits in the queue for the handshake */
     send_hello (cc, client, !cc->fresh);
   }
   if (cond & (G_IO_IN | G_IO_HUP | G_IO_ERR)) {
@@ -680,6 +703,7 @@ on_conn_event (MtcpConnection * conn, GIOCondition cond, gpointer user_data)
       goto done;
     }
     if (r == MTCP_IO_CLOSED || r == MTCP_IO_ERROR) {
+      give_up_on_tls_error (client, err);
       client_close_conn (client, cc, err ? err->message : "closed by sink");
       g_clear_error (&err);
       goto done;
@@ -688,6 +712,7 @@ on_conn_event (MtcpConnection * conn, GIOCondition cond, gpointer user_data)
   {
     MtcpIoResult r = mtcp_connection_flush (conn, &err);
     if (r == MTCP_IO_CLOSED || r == MTCP_IO_ERROR) {
+      give_up_on_tls_error (client, err);
       client_close_conn (client, cc, err ? err->message : "write failed");
       g_clear_error (&err);
       goto done;
@@ -697,6 +722,34 @@ on_conn_event (MtcpConnection * conn, GIOCondition cond, gpointer user_data)
 done:
   reap (client);
   g_mutex_unlock (&client->lock);
+  return TRUE;
+}
+
+/* TLS settings every connection uses; server_name stays NULL without. */
+static gboolean
+setup_tls (MtcpClient * client, GError ** error)
+{
+  const MtcpClientConfig *c = &client->config;
+
+  if (!c->tls)
+    return TRUE;
+  if (!g_tls_backend_supports_tls (g_tls_backend_get_default ())) {
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, "tls=true but "
+        "GLib has no TLS backend (install glib-networking)");
+    return FALSE;
+  }
+  if (c->tls_ca_file && *c->tls_ca_file) {
+    client->tls.database = g_tls_file_database_new (c->tls_ca_file, error);
+    if (client->tls.database == NULL) {
+      g_prefix_error (error, "tls-ca-file %s: ", c->tls_ca_file);
+      return FALSE;
+    }
+  }
+  client->tls.server = FALSE;
+  client->tls.validation_flags = c->tls_validation_flags;
+  client->tls.server_name = c->tls_server_name && *c->tls_server_name ?
+      c->tls_server_name : c->host;
+  client->tls.port = c->port;
   return TRUE;
 }
 
@@ -1359,6 +1412,9 @@ connect_first (MtcpClient * client, GCancellable * cancellable,
   }
   cc = conn_new (client, sock, CONN_HANDSHAKE, least_used_local (client));
   g_object_unref (sock);
+  if (client->tls.server_name && !mtcp_connection_handshake_tls_blocking
+      (cc->conn, &client->tls, cancellable, error))
+    goto failed;
   send_hello (cc, client, FALSE);
   if (mtcp_connection_flush (cc->conn, error) != MTCP_IO_DONE ||
       !mtcp_connection_read_frame_blocking (cc->conn, &hdr, &body, cancellable,
@@ -1403,6 +1459,10 @@ connect_first (MtcpClient * client, GCancellable * cancellable,
   return cc;
 
 failed:
+  if (!client->tls.server_name && error && *error &&
+      g_error_matches (*error, G_IO_ERROR, G_IO_ERROR_CONNECTION_CLOSED))
+    g_prefix_error (error, "the sink closed the connection before it "
+        "answered HELLO (does it want tls=true?): ");
   g_free (err);
   client->conns = g_list_remove (client->conns, cc);
   mtcp_connection_free (cc->conn);
@@ -1418,7 +1478,8 @@ mtcp_client_start (MtcpClient * client, GCancellable * cancellable,
 
   client->address = mtcp_resolve_address (client->config.host,
       client->config.port, cancellable, error);
-  if (client->address == NULL || !parse_local_addresses (client, error))
+  if (client->address == NULL || !parse_local_addresses (client, error) ||
+      !setup_tls (client, error))
     return FALSE;
   first = connect_first (client, cancellable, error);
   if (first == NULL)
@@ -1427,6 +1488,9 @@ mtcp_client_start (MtcpClient * client, GCancellable * cancellable,
   mtcp_io_thread_init (&client->io);
   client->rate_since_us = client->last_data_us = g_get_monotonic_time ();
   mtcp_connection_attach (first->conn, client->io.context, on_conn_event, client);
+  /* TLS may hold frames that came with WELCOME */
+  if (first->conn->tls)
+    mtcp_connection_poke_input (first->conn);
   mtcp_io_thread_add_timeout (&client->io,
       MAX (client->config.feedback_interval_ms, 10), on_tick, client);
   g_main_context_invoke (client->io.context, open_more_connections, client);

@@ -58,6 +58,10 @@ typedef struct {
   guint idle_timeout_ms;        /* a ready connection silent this long is dead */
   gchar *passphrase;            /* proven to the sink when it asks; NULL = none */
   gchar *local_addresses;       /* comma-separated IPs to spread over; NULL = any */
+  gboolean tls;                 /* TLS on every connection */
+  gchar *tls_ca_file;           /* PEM of the CAs to trust; NULL = the system's */
+  GTlsCertificateFlags tls_validation_flags;    /* what refuses the sink */
+  gchar *tls_server_name;       /* NULL = host */
   guint stats_interval_ms;      /* 0 = no periodic stats callback */
   gboolean drift_correction;    /* the mapping follows the sender's clock rate */
 } MtcpClientConfig;

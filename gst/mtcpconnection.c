@@ -135,6 +135,15 @@ mtcp_buffer_flags_from_wire (guint32 wire)
   return flags;
 }
 
+/* Most bytes one dispatch decrypts: a fast peer must not keep the I/O
+ * thread reading forever. */
+#define TLS_READ_PER_DISPATCH (256 * 1024)
+
+/* What a TLS handshake in flight knows of its connection. */
+struct _MtcpTlsPending {
+  MtcpConnection *conn;         /* NULL once the connection is gone */
+};
+
 /* ---- the connection's GSource: one fd, condition changed in place ---- */
 
 typedef struct {
@@ -150,7 +159,12 @@ connection_source_dispatch (GSource * source, GSourceFunc callback,
   MtcpConnection *conn = cs->conn;
   GIOCondition cond = g_source_query_unix_fd (source, conn->fd_tag);
 
-  if (callback == NULL)
+  if (conn->more_input) {
+    conn->more_input = FALSE;
+    g_source_set_ready_time (source, -1);
+    cond |= G_IO_IN;
+  }
+  if (callback == NULL || cond == 0)
     return G_SOURCE_CONTINUE;
   ((MtcpConnectionFunc) (void (*)(void)) callback) (conn, cond, user_data);
   /* the callback detaches the source itself when it closes the connection */
@@ -201,8 +215,11 @@ mtcp_connection_attach (MtcpConnection * conn, GMainContext * context,
   cs = (MtcpConnectionSource *) conn->source;
   cs->conn = conn;
   conn->fd_tag = g_source_add_unix_fd (conn->source,
-      g_socket_get_fd (conn->socket), G_IO_IN | G_IO_ERR | G_IO_HUP);
+      g_socket_get_fd (conn->socket), conn->tls_handshaking ? 0 :
+      G_IO_IN | G_IO_ERR | G_IO_HUP);
   conn->want_write = FALSE;
+  conn->func = func;
+  conn->func_data = user_data;
   g_source_set_callback (conn->source, (GSourceFunc) (void (*)(void)) func,
       user_data, NULL);
   /* never re-entered (nothing here iterates the context), so GLib need not
@@ -223,11 +240,21 @@ mtcp_connection_detach (MtcpConnection * conn)
 }
 
 void
+mtcp_connection_poke_input (MtcpConnection * conn)
+{
+  conn->more_input = TRUE;
+  if (conn->source)
+    g_source_set_ready_time (conn->source, 0);
+}
+
+void
 mtcp_connection_want_write (MtcpConnection * conn, gboolean want)
 {
   if (conn->source == NULL || conn->want_write == want)
     return;
   conn->want_write = want;
+  if (conn->tls_handshaking)
+    return;                     /* the handshake's end sets the condition */
   g_source_modify_unix_fd (conn->source, conn->fd_tag,
       G_IO_IN | G_IO_ERR | G_IO_HUP | (want ? G_IO_OUT : 0));
 }
@@ -238,6 +265,10 @@ mtcp_connection_free (MtcpConnection * conn)
   if (conn == NULL)
     return;
   mtcp_connection_detach (conn);
+  if (conn->tls_pending)
+    conn->tls_pending->conn = NULL;     /* the handshake's callback frees it */
+  g_clear_object (&conn->tls);
+  g_clear_error (&conn->tls_error);
   g_queue_clear_full (&conn->out, (GDestroyNotify) mtcp_out_frame_free);
   g_queue_clear_full (&conn->sent, (GDestroyNotify) mtcp_out_frame_free);
   /* unread input makes close () send a reset, which can destroy data still
@@ -275,14 +306,42 @@ mtcp_connection_is_idle (MtcpConnection * conn)
 gboolean
 mtcp_connection_can_take (MtcpConnection * conn)
 {
-  if (!g_queue_is_empty (&conn->out))
+  if (!g_queue_is_empty (&conn->out) || conn->tls_handshaking)
     return FALSE;
   return (g_socket_condition_check (conn->socket, G_IO_OUT) & G_IO_OUT) != 0;
+}
+
+static gssize
+send_vectors (MtcpConnection * conn, GOutputVector * vec, guint n_vec,
+    GError ** error)
+{
+  gsize written = 0;
+
+  if (conn->tls == NULL)
+    return g_socket_send_message (conn->socket, NULL, vec, n_vec, NULL, 0,
+        G_SOCKET_MSG_NONE, NULL, error);
+  switch (g_pollable_output_stream_writev_nonblocking
+      (G_POLLABLE_OUTPUT_STREAM (g_io_stream_get_output_stream (conn->tls)),
+          vec, n_vec, &written, NULL, error)) {
+    case G_POLLABLE_RETURN_OK:
+      return written;
+    case G_POLLABLE_RETURN_WOULD_BLOCK:
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK, "would block");
+      return -1;
+    default:
+      return -1;
+  }
 }
 
 MtcpIoResult
 mtcp_connection_flush (MtcpConnection * conn, GError ** error)
 {
+  if (conn->tls_error) {
+    g_propagate_error (error, g_error_copy (conn->tls_error));
+    return MTCP_IO_ERROR;
+  }
+  if (conn->tls_handshaking)
+    return MTCP_IO_BLOCKED;
   while (!g_queue_is_empty (&conn->out)) {
     MtcpOutFrame *frame = g_queue_peek_head (&conn->out);
     GOutputVector vec[2];
@@ -312,8 +371,7 @@ mtcp_connection_flush (MtcpConnection * conn, GError ** error)
       }
     }
 
-    sent = g_socket_send_message (conn->socket, NULL, vec, n_vec, NULL, 0,
-        G_SOCKET_MSG_NONE, NULL, &err);
+    sent = send_vectors (conn, vec, n_vec, &err);
     if (frame->payload)
       gst_buffer_unmap (frame->payload, &map);
 
@@ -387,15 +445,32 @@ mtcp_connection_take_unacked (MtcpConnection * conn)
 
 /* ---- input ---- */
 
+static gssize
+receive_some (MtcpConnection * conn, guint8 * dst, gsize space,
+    GError ** error)
+{
+  if (conn->tls == NULL)
+    return g_socket_receive (conn->socket, (gchar *) dst, space, NULL, error);
+  return g_pollable_input_stream_read_nonblocking (G_POLLABLE_INPUT_STREAM
+      (g_io_stream_get_input_stream (conn->tls)), dst, space, NULL, error);
+}
+
 MtcpIoResult
 mtcp_connection_receive (MtcpConnection * conn, GError ** error)
 {
+  gsize total = 0;
+
+  if (conn->tls_error) {
+    g_propagate_error (error, g_error_copy (conn->tls_error));
+    return MTCP_IO_ERROR;
+  }
+  if (conn->tls_handshaking)
+    return MTCP_IO_DONE;
   for (;;) {
     gsize space;
     guint8 *dst = mtcp_frame_reader_space (conn->reader, &space);
     GError *err = NULL;
-    gssize n = g_socket_receive (conn->socket, (gchar *) dst, space, NULL,
-        &err);
+    gssize n = receive_some (conn, dst, space, &err);
 
     if (n < 0) {
       if (g_error_matches (err, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK)) {
@@ -413,9 +488,16 @@ mtcp_connection_receive (MtcpConnection * conn, GError ** error)
       return MTCP_IO_CLOSED;
     mtcp_frame_reader_commit (conn->reader, n);
     conn->bytes_received += n;
-    /* a short read means the socket is drained for now */
-    if ((gsize) n < space)
+    /* a short read means the socket is drained for now (TLS reads end at
+     * a record: read on until it would block) */
+    if ((gsize) n < space && conn->tls == NULL)
       return MTCP_IO_DONE;
+    total += n;
+    if (conn->tls && total >= TLS_READ_PER_DISPATCH) {
+      /* let the rest of the loop run; come back at once */
+      mtcp_connection_poke_input (conn);
+      return MTCP_IO_DONE;
+    }
   }
 }
 
@@ -425,7 +507,10 @@ mtcp_connection_send_all_blocking (MtcpConnection * conn, const guint8 * data,
 {
   gsize done = 0;
   while (done < size) {
-    gssize n = g_socket_send (conn->socket, (const gchar *) data + done,
+    gssize n = conn->tls ?
+        g_output_stream_write (g_io_stream_get_output_stream (conn->tls),
+        data + done, size - done, cancellable, error) :
+        g_socket_send (conn->socket, (const gchar *) data + done,
         size - done, cancellable, error);
     if (n <= 0)
       return FALSE;
@@ -458,7 +543,10 @@ mtcp_connection_read_frame_blocking (MtcpConnection * conn,
         break;
     }
     dst = mtcp_frame_reader_space (conn->reader, &space);
-    n = g_socket_receive (conn->socket, (gchar *) dst, space, cancellable,
+    n = conn->tls ?
+        g_input_stream_read (g_io_stream_get_input_stream (conn->tls), dst,
+        space, cancellable, error) :
+        g_socket_receive (conn->socket, (gchar *) dst, space, cancellable,
         error);
     if (n < 0)
       return FALSE;
@@ -470,4 +558,141 @@ mtcp_connection_read_frame_blocking (MtcpConnection * conn,
     mtcp_frame_reader_commit (conn->reader, n);
     conn->bytes_received += n;
   }
+}
+
+/* ---- TLS ---- */
+
+static gboolean
+accept_certificate (GTlsConnection * tls, GTlsCertificate * cert,
+    GTlsCertificateFlags errors, gpointer user_data)
+{
+  GTlsCertificateFlags refused = GPOINTER_TO_UINT (user_data);
+
+  /* called only when validation found @errors: accept those not checked */
+  return (errors & refused) == 0;
+}
+
+static gboolean
+wrap_tls (MtcpConnection * conn, const MtcpTlsConfig * tls, GError ** error)
+{
+  GSocketConnection *base =
+      g_socket_connection_factory_create_connection (conn->socket);
+  GIOStream *stream;
+
+  if (tls->server) {
+    stream = g_tls_server_connection_new (G_IO_STREAM (base),
+        tls->certificate, error);
+  } else {
+    GSocketConnectable *identity = g_network_address_new (tls->server_name,
+        tls->port);
+    stream = g_tls_client_connection_new (G_IO_STREAM (base), identity,
+        error);
+    g_object_unref (identity);
+    if (stream) {
+      if (tls->database)
+        g_tls_connection_set_database (G_TLS_CONNECTION (stream),
+            tls->database);
+      g_signal_connect (stream, "accept-certificate",
+          G_CALLBACK (accept_certificate),
+          GUINT_TO_POINTER (tls->validation_flags));
+    }
+  }
+  g_object_unref (base);
+  if (stream == NULL) {
+    g_prefix_error (error, "TLS with %s: ", conn->peer);
+    return FALSE;
+  }
+  conn->tls = stream;
+  return TRUE;
+}
+
+static void
+describe_tls_failure (MtcpConnection * conn, GError ** error)
+{
+  if (*error && g_error_matches (*error, G_TLS_ERROR,
+          G_TLS_ERROR_BAD_CERTIFICATE))
+    g_prefix_error (error, "TLS handshake with %s: the certificate was not "
+        "accepted (tls-ca-file, tls-validation-flags): ", conn->peer);
+  else
+    g_prefix_error (error, "TLS handshake with %s failed: ", conn->peer);
+}
+
+static void
+on_handshake_done (GObject * object, GAsyncResult * result,
+    gpointer user_data)
+{
+  MtcpTlsPending *pending = user_data;
+  MtcpConnection *conn = pending->conn;
+  GError *err = NULL;
+  gboolean ok = g_tls_connection_handshake_finish (G_TLS_CONNECTION (object),
+      result, &err);
+
+  g_free (pending);
+  if (conn == NULL) {
+    g_clear_error (&err);
+    return;                     /* the connection was closed meanwhile */
+  }
+  conn->tls_pending = NULL;
+  conn->tls_handshaking = FALSE;
+  if (ok) {
+    GST_INFO ("%s: TLS handshake done (%s)", conn->peer,
+        g_tls_connection_get_protocol_version (G_TLS_CONNECTION (object)) ==
+        G_TLS_PROTOCOL_VERSION_TLS_1_3 ? "TLS 1.3" : "TLS");
+    /* output queued meanwhile goes when the socket takes it; the
+     * handshake may have read the peer's first frames already */
+    if (conn->source)
+      g_source_modify_unix_fd (conn->source, conn->fd_tag, G_IO_IN | G_IO_ERR
+          | G_IO_HUP | (conn->want_write ? G_IO_OUT : 0));
+    mtcp_connection_poke_input (conn);
+  } else {
+    describe_tls_failure (conn, &err);
+    GST_WARNING ("%s", err->message);
+    conn->tls_error = err;
+    if (conn->source) {
+      g_source_modify_unix_fd (conn->source, conn->fd_tag,
+          G_IO_IN | G_IO_ERR | G_IO_HUP);
+      /* the owner reads the error and closes the connection */
+      conn->func (conn, G_IO_ERR, conn->func_data);
+    }
+  }
+}
+
+gboolean
+mtcp_connection_start_tls (MtcpConnection * conn, const MtcpTlsConfig * tls,
+    GError ** error)
+{
+  if (!wrap_tls (conn, tls, error))
+    return FALSE;
+  conn->tls_handshaking = TRUE;
+  conn->tls_pending = g_new0 (MtcpTlsPending, 1);
+  conn->tls_pending->conn = conn;
+  if (conn->source)
+    g_source_modify_unix_fd (conn->source, conn->fd_tag, 0);
+  g_tls_connection_handshake_async (G_TLS_CONNECTION (conn->tls),
+      G_PRIORITY_DEFAULT, NULL, on_handshake_done, conn->tls_pending);
+  return TRUE;
+}
+
+gboolean
+mtcp_connection_handshake_tls_blocking (MtcpConnection * conn,
+    const MtcpTlsConfig * tls, GCancellable * cancellable, GError ** error)
+{
+  if (!wrap_tls (conn, tls, error))
+    return FALSE;
+  if (!g_tls_connection_handshake (G_TLS_CONNECTION (conn->tls), cancellable,
+          error)) {
+    describe_tls_failure (conn, error);
+    return FALSE;
+  }
+  GST_INFO ("%s: TLS handshake done", conn->peer);
+  return TRUE;
+}
+
+gboolean
+mtcp_tls_error_is_fatal (const GError * error)
+{
+  return error && (g_error_matches (error, G_TLS_ERROR,
+          G_TLS_ERROR_BAD_CERTIFICATE) || g_error_matches (error, G_TLS_ERROR,
+          G_TLS_ERROR_NOT_TLS) || g_error_matches (error, G_TLS_ERROR,
+          G_TLS_ERROR_CERTIFICATE_REQUIRED));
 }

@@ -39,6 +39,18 @@ typedef enum {
 
 typedef struct _MtcpConnection MtcpConnection;
 
+/* TLS on a connection (GTlsConnection from glib-networking). */
+typedef struct {
+  gboolean server;
+  GTlsCertificate *certificate; /* server: ours, with its private key */
+  GTlsDatabase *database;       /* client: trusted CAs, NULL = the system's */
+  GTlsCertificateFlags validation_flags;        /* client: errors that refuse */
+  const gchar *server_name;     /* client: the identity the certificate must have */
+  guint16 port;
+} MtcpTlsConfig;
+
+typedef struct _MtcpTlsPending MtcpTlsPending;
+
 /* Called from the GSource with the conditions that fired. Return FALSE
  * after the connection was closed by the callback. */
 typedef gboolean (*MtcpConnectionFunc) (MtcpConnection * conn,
@@ -66,6 +78,14 @@ struct _MtcpConnection {
   gint64 created_us;
 
   gpointer user_data;           /* owner's per-connection state */
+
+  GIOStream *tls;               /* GTlsConnection over the socket, or NULL */
+  gboolean tls_handshaking;     /* no events, no output until it is done */
+  GError *tls_error;            /* the handshake failed: every I/O fails so */
+  MtcpTlsPending *tls_pending;
+  gboolean more_input;          /* TLS may hold input the fd does not show */
+  MtcpConnectionFunc func;      /* what mtcp_connection_attach () was given */
+  gpointer func_data;
 };
 
 MtcpConnection *mtcp_connection_new (GSocket * socket, guint32 max_body);
@@ -75,6 +95,22 @@ void mtcp_connection_attach (MtcpConnection * conn, GMainContext * context,
     MtcpConnectionFunc func, gpointer user_data);
 void mtcp_connection_detach (MtcpConnection * conn);
 void mtcp_connection_want_write (MtcpConnection * conn, gboolean want);
+/* Dispatch with G_IO_IN at the next iteration even if the fd shows no
+ * input: TLS keeps decrypted records the fd does not know about. */
+void mtcp_connection_poke_input (MtcpConnection * conn);
+
+/* Wraps the connection in TLS and starts the handshake in the thread-default
+ * main context (the I/O thread's) without blocking. Until it is done the
+ * connection's callback gets no events and queued output waits; then the
+ * callback gets G_IO_OUT, and on failure flush and receive fail with the
+ * handshake's error. */
+gboolean mtcp_connection_start_tls (MtcpConnection * conn,
+    const MtcpTlsConfig * tls, GError ** error);
+/* The same, blocking, on a socket in blocking mode. */
+gboolean mtcp_connection_handshake_tls_blocking (MtcpConnection * conn,
+    const MtcpTlsConfig * tls, GCancellable * cancellable, GError ** error);
+/* A TLS error that another try will not fix (certificate, not TLS). */
+gboolean mtcp_tls_error_is_fatal (const GError * error);
 
 /* Takes ownership of @frame. */
 void mtcp_connection_queue (MtcpConnection * conn, MtcpOutFrame * frame);

@@ -106,6 +106,8 @@ mtcp_server_new (const MtcpServerConfig * config,
   server->config.host = g_strdup (config->host);
   server->config.congestion_control = g_strdup (config->congestion_control);
   server->config.passphrase = g_strdup (config->passphrase);
+  if (config->tls_certificate)
+    g_object_ref (config->tls_certificate);
   server->warning = warning;
   server->warning_data = user_data;
   g_mutex_init (&server->lock);
@@ -124,6 +126,7 @@ mtcp_server_free (MtcpServer * server)
   g_free (server->config.host);
   g_free (server->config.congestion_control);
   g_free (server->config.passphrase);
+  g_clear_object (&server->config.tls_certificate);
   g_free (server);
 }
 
@@ -748,6 +751,27 @@ handle_frames (MtcpServer * server, ServerConn * sc)
   }
 }
 
+/* Reads what the connection has and handles its frames; FALSE when it
+ * was closed. */
+static gboolean
+server_read (MtcpServer * server, ServerConn * sc)
+{
+  GError *err = NULL;
+  MtcpIoResult r = mtcp_connection_receive (sc->conn, &err);
+
+  /* frames that arrived before a close are still handled */
+  if (!handle_frames (server, sc)) {
+    g_clear_error (&err);
+    return FALSE;
+  }
+  if (r == MTCP_IO_CLOSED || r == MTCP_IO_ERROR) {
+    server_close_conn (server, sc, err ? err->message : "closed by peer");
+    g_clear_error (&err);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static gboolean
 on_conn_event (MtcpConnection * conn, GIOCondition cond, gpointer user_data)
 {
@@ -756,21 +780,8 @@ on_conn_event (MtcpConnection * conn, GIOCondition cond, gpointer user_data)
   ServerSession *sess;
 
   g_mutex_lock (&server->lock);
-  if (cond & (G_IO_IN | G_IO_HUP | G_IO_ERR)) {
-    GError *err = NULL;
-    MtcpIoResult r = mtcp_connection_receive (conn, &err);
-
-    /* frames that arrived before a close are still handled */
-    if (!handle_frames (server, sc)) {
-      g_clear_error (&err);
-      goto done;
-    }
-    if (r == MTCP_IO_CLOSED || r == MTCP_IO_ERROR) {
-      server_close_conn (server, sc, err ? err->message : "closed by peer");
-      g_clear_error (&err);
-      goto done;
-    }
-  }
+  if ((cond & (G_IO_IN | G_IO_HUP | G_IO_ERR)) && !server_read (server, sc))
+    goto done;
   sess = sc->session;
   if (sess && sc->retiring && (cond & G_IO_OUT)) {
     MtcpIoResult r;
@@ -852,6 +863,16 @@ on_accept (GSocket * listener, GIOCondition cond, gpointer user_data)
         server->pending_handshakes);
     server->conns = g_list_prepend (server->conns, sc);
     GST_DEBUG ("accepted connection from %s", sc->conn->peer);
+    if (server->config.tls_certificate) {
+      MtcpTlsConfig tls = { TRUE, server->config.tls_certificate, };
+      if (!mtcp_connection_start_tls (sc->conn, &tls, &err)) {
+        server_close_conn (server, sc, err->message);
+        g_clear_error (&err);
+        reap (server);
+        g_mutex_unlock (&server->lock);
+        continue;
+      }
+    }
     mtcp_connection_attach (sc->conn, server->io.context, on_conn_event, server);
     /* free what reject_oldest_pending () closed now, not at the next tick */
     reap (server);
@@ -916,7 +937,13 @@ on_tick (gpointer data)
       continue;
     }
     /* the receiver sends FEEDBACK every 100 ms: silence means a half-open
-     * connection (a cable pulled, a NAT that forgot us) */
+     * connection (a cable pulled, a NAT that forgot us); but first read
+     * what waits, in case this thread was too busy writing to see it */
+    if (server->config.idle_timeout_ms > 0 && !sc->retiring &&
+        now - MAX (sc->feedback_us, sc->accepted_us) >
+        (gint64) server->config.idle_timeout_ms * 1000 &&
+        !server_read (server, sc))
+      continue;                 /* closed while reading */
     if (server->config.idle_timeout_ms > 0 && !sc->retiring &&
         now - MAX (sc->feedback_us, sc->accepted_us) >
         (gint64) server->config.idle_timeout_ms * 1000) {

@@ -31,6 +31,7 @@ typedef struct {
   guint session_timeout_ms;     /* keep a session with no connection this long */
   guint idle_timeout_ms;        /* close a connection silent this long, 0 = never */
   gchar *passphrase;            /* receivers must prove it; NULL/"" = open */
+  GTlsCertificate *tls_certificate;     /* TLS on every connection; NULL = none */
 } MtcpServerConfig;
 
 /* Called from the I/O thread when a peer misbehaves; the connection is

@@ -9,6 +9,7 @@ packages=(
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav
   python3-gi python3-gst-1.0 python3-matplotlib
+  glib-networking openssl
   iproute2 iperf3 iputils-ping clang libclang-rt-14-dev
 )
 

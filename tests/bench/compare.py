@@ -127,6 +127,8 @@ def run_cell(args, cell, system, cc):
     out = os.path.join(args.results, name)
     if args.reuse and os.path.exists(out + ".json"):
         return json.load(open(out + ".json"))
+    if args.tabulate:
+        return None
     extra = ""
     if kind == "ge":
         # bursty loss, mean 0.01/0.31 * 0.9 = 2.9%, bursts of ~3 packets
@@ -279,7 +281,10 @@ def main():
                     help="indices into the grid's cells (default all)")
     ap.add_argument("--build", default=os.path.join(TOP, "build"))
     ap.add_argument("--netsim")
-    ap.add_argument("--reuse", action="store_true")
+    ap.add_argument("--reuse", action="store_true",
+                    help="take runs already in results/compare")
+    ap.add_argument("--tabulate", action="store_true",
+                    help="with --reuse: only tabulate, run nothing")
     args = ap.parse_args()
     if args.inner:
         inner(args)
@@ -297,6 +302,8 @@ def main():
         for cell in grid:
             for system in args.systems:
                 r = run_cell(args, cell, system, cc)
+                if r is None:
+                    continue
                 print(json.dumps({k: r.get(k) for k in (
                     "system", "cc", "rtt", "loss", "kbps", "budget", "kind",
                     "late_fraction", "stalls", "stall_s", "delivered_mbps",

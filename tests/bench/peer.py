@@ -5,9 +5,11 @@ time is its own. Prints one JSON line with what it measured.
   peer.py send SYSTEM PORT BYTES SIZE [CONNECTIONS]
   peer.py recv SYSTEM PORT SIZE [CONNECTIONS]
 
-SYSTEM: tcp (tcpserversink/tcpclientsrc) or mtcp (multitcpsink/multitcpsrc).
+SYSTEM: tcp (tcpserversink/tcpclientsrc), mtcp (multitcpsink/multitcpsrc) or
+mtcp-tls (the same with tls=true, certificate and key from $MTCP_TLS_DIR).
 """
 import json
+import os
 import resource
 import sys
 import time
@@ -40,6 +42,10 @@ def send(system, port, total, size, connections):
         want = 1
     else:
         sink = (f"multitcpsink name=sink host=127.0.0.1 port={port} sync=false")
+        if system == "mtcp-tls":
+            d = os.environ["MTCP_TLS_DIR"]
+            sink += (f" tls=true tls-certificate-file={d}/cert.pem "
+                     f"tls-key-file={d}/key.pem")
         want = connections
     pipe = Gst.parse_launch(
         f"fakesrc sizetype=fixed sizemax={size} filltype=nothing "
@@ -82,6 +88,8 @@ def recv(system, port, size, connections):
     else:
         src = (f"multitcpsrc host=127.0.0.1 port={port} "
                f"connections={connections} latency=2000")
+        if system == "mtcp-tls":
+            src += f" tls=true tls-ca-file={os.environ['MTCP_TLS_DIR']}/cert.pem"
     pipe = Gst.parse_launch(f"{src} ! fakesink name=sink sync=false")
     counts = {"bytes": 0, "first": None, "last": None}
 
