@@ -137,7 +137,9 @@ mtcp_buffer_flags_from_wire (guint32 wire)
 
 /* Most bytes one dispatch decrypts: a fast peer must not keep the I/O
  * thread reading forever. */
-#define TLS_READ_PER_DISPATCH (256 * 1024)
+/* bytes one dispatch reads before the rest of the loop (timers: feedback,
+ * idle checks) gets its turn */
+#define READ_PER_DISPATCH (256 * 1024)
 
 /* What a TLS handshake in flight knows of its connection. */
 struct _MtcpTlsPending {
@@ -493,9 +495,11 @@ mtcp_connection_receive (MtcpConnection * conn, GError ** error)
     if ((gsize) n < space && conn->tls == NULL)
       return MTCP_IO_DONE;
     total += n;
-    if (conn->tls && total >= TLS_READ_PER_DISPATCH) {
-      /* let the rest of the loop run; come back at once */
-      mtcp_connection_poke_input (conn);
+    if (total >= READ_PER_DISPATCH) {
+      /* let the rest of the loop run; come back at once (TLS may hold
+       * decrypted bytes the socket's readiness does not show) */
+      if (conn->tls)
+        mtcp_connection_poke_input (conn);
       return MTCP_IO_DONE;
     }
   }

@@ -300,8 +300,13 @@ roundtrip (guint connections, gboolean timestamps, const gchar * props)
 {
   Sender *s = sender_new (props);
   Receiver *r = receiver_new (sender_port (s), connections, 5000);
+  gint64 until = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
 
   wait_for_connections (s->sink, connections);
+  /* the sink admits a connection before the source reads its WELCOME */
+  while (stats_uint (r->src, "n-connections") != connections &&
+      g_get_monotonic_time () < until)
+    g_usleep (10000);
   fail_unless_equals_int (stats_uint (r->src, "n-connections"), connections);
   stream_and_check (s, &r, 1, 400, timestamps);
   receiver_free (r);

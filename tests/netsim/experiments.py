@@ -466,7 +466,7 @@ def multipath(args):
               "scheduler={}")
     base = ("multitcpsrc host=$A port=5600 latency=1000 stats-interval=1000 "
             "connections=4 local-addresses={} ! fakesink name=sink sync=false")
-    both = "10.77.1.2,10.77.2.2"
+    both = "$NETSIM_ADDR_B0,$NETSIM_ADDR_B1"
     scn = {"name": "multipath", "duration": duration, "cc": cc,
            "links": ["rate=6mbit,delay=10ms,queue=60p",
                      "rate=3mbit,delay=40ms,queue=60p"],
@@ -485,7 +485,7 @@ def multipath(args):
         ("dynamic, both paths", "dynamic", both),
         ("static, both paths", "static", both),
         ("round-robin, both paths", "round-robin", both),
-        ("dynamic, path 0 only", "dynamic", "10.77.1.2"),
+        ("dynamic, path 0 only", "dynamic", "$NETSIM_ADDR_B0"),
     ]
     lines = ["## Two paths on netsim", "",
              "`tests/netsim/experiments.py multipath` (scenario "

@@ -1,0 +1,77 @@
+#!/usr/bin/python3
+"""Two uplinks, one session: multitcpsrc's local-addresses puts two of its
+four connections on each of two netsim links (6 Mbit/s, 20 ms RTT and
+3 Mbit/s, 80 ms RTT); a live 6 Mbit/s stream, more than the slow path and
+all but the whole fast one, must arrive whole, the slow path carrying what
+it can and the fast one the rest (the shared queue's pull, no probing)."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import nstest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.abspath(os.path.join(HERE, "..", ".."))
+SCENARIO = os.path.join(TOP, "tests", "scenarios", "multipath.json")
+BUILD = os.environ.get("MULTITCP_BUILD", os.path.join(TOP, "build"))
+
+nstest.require_namespaces()
+try:
+    import gi
+    gi.require_version("Gst", "1.0")
+    from gi.repository import Gst
+    Gst.init(None)
+    missing = [e for e in ("videotestsrc",) if not Gst.ElementFactory.find(e)]
+except (ImportError, ValueError) as e:
+    missing = [f"python3-gst-1.0 ({e})"]
+if not os.path.exists(os.path.join(BUILD, "gst", "libgstmultitcp.so")):
+    missing.append(f"the plugin in {BUILD}/gst")
+if missing:
+    print(f"SKIP: the multipath test needs {', '.join(missing)}")
+    sys.exit(nstest.SKIP)
+
+f = nstest.Failures()
+duration = 20
+# raw grey frames: 160 x 120 bytes at 39 fps is 6.0 Mbit/s, cheap to make
+sender = ("videotestsrc is-live=true pattern=snow ! video/x-raw,format=GRAY8,"
+          "width=160,height=120,framerate=39/1 ! multitcpsink host=0.0.0.0 "
+          "port=5600")
+receiver = ("multitcpsrc host=$A port=5600 latency=1000 stats-interval=1000 "
+            "connections=4 local-addresses=$NETSIM_ADDR_B0,$NETSIM_ADDR_B1 ! "
+            "fakesink name=sink sync=false")
+with tempfile.TemporaryDirectory() as out:
+    r = subprocess.run(
+        [os.path.join(HERE, "run-scenario"), SCENARIO, "--out", out,
+         "--build", BUILD, "--set", f"duration={duration}",
+         "--set", "cc=cubic", "--set", f"sender={sender}",
+         "--set", f"receiver={receiver}",
+         "--set", "target_bitrate=6000000",
+         "--set", json.dumps([["all", 5, duration]]).join(("phases=", ""))],
+        capture_output=True, text=True, timeout=180)
+    sys.stderr.write(r.stderr[-3000:])
+    f.check(r.returncode == 0, f"run-scenario exits 0 ({r.returncode})")
+    summary = json.load(open(os.path.join(out, "summary.json")))
+    netsim = json.load(open(os.path.join(out, "netsim.json")))
+
+fwd = [link["ab"]["forwarded_bytes"] for link in netsim["links"]]
+share = [b / max(sum(fwd), 1) for b in fwd]
+pushed = summary.get("buffers-pushed", 0)
+missed = summary.get("buffers-late", 0) + summary.get("buffers-skipped", 0)
+rate = summary["phases"][0].get("of_target", 0) if summary["phases"] else 0
+print(f"TCP {summary.get('cc_a')}/{summary.get('cc_b')}; bytes on path 0 "
+      f"{fwd[0]}, path 1 {fwd[1]} (shares {share[0]:.2f}/{share[1]:.2f}, "
+      f"capacity 0.67/0.33); {pushed} pushed, {missed} late or skipped; "
+      f"{rate:.2f} of the stream's rate")
+f.check(summary.get("netsim_valid") is True, "netsim run valid")
+f.check(pushed >= 39 * (duration - 5), f"{pushed} buffers pushed")
+f.check(missed == 0, f"no buffer late or skipped ({missed})")
+f.check(rate >= 0.95, f"the stream's rate arrives ({rate:.2f} of it)")
+# the pull fills each path with what it carries: the slow path takes its
+# 3 Mbit/s, the fast one the rest (not a split by ratio)
+slow_mbit = fwd[1] * 8 / duration / 1e6
+f.check(slow_mbit >= 0.6 * 3, f"the slow path carries what it can "
+        f"({slow_mbit:.2f} Mbit/s of its 3)")
+f.check(share[0] >= 0.3, f"the fast path carries the rest ({share[0]:.2f})")
+f.exit()
