@@ -554,7 +554,8 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
   g_object_class_install_property (gobject_class, PROP_MAX_SESSION_LAG,
       g_param_spec_uint64 ("max-session-lag", "Max session lag",
           "Stream time (ns) a session may fall behind before it skips to the "
-          "latest keyframe (live) or holds upstream back (not live); "
+          "latest keyframe (live; a receiver's latency, when smaller, bounds "
+          "its own session) or holds upstream back (not live); "
           "-1 = unlimited", 0, G_MAXUINT64, DEFAULT_MAX_SESSION_LAG,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_NOTSENT_LOWAT,

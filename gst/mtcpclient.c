@@ -543,6 +543,8 @@ make_hello (MtcpClient * client, gboolean join, MtcpHello * hello)
   hello->magic = MTCP_MAGIC;
   hello->version = MTCP_VERSION;
   hello->flags = join ? MTCP_HELLO_FLAG_JOIN : 0;
+  hello->latency_ms = (guint32) MIN (client->config.latency / GST_MSECOND,
+      G_MAXUINT32);
   if (join)
     memcpy (hello->session_id, client->session_id, MTCP_SESSION_ID_SIZE);
   else

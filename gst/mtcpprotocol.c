@@ -10,7 +10,9 @@
 GST_DEBUG_CATEGORY_STATIC (mtcp_protocol_debug);
 #define GST_CAT_DEFAULT mtcp_protocol_debug
 
-#define HELLO_BODY 24
+#define HELLO_BODY 28
+/* HELLO without latency_ms, as the first receivers sent it */
+#define HELLO_BODY_MIN 24
 #define WELCOME_BODY 32
 #define SKIP_BODY 16
 
@@ -138,6 +140,7 @@ mtcp_write_hello (guint8 * out, gsize out_size, const MtcpHello * hello)
   b[6] = hello->flags;
   b[7] = 0;
   memcpy (b + 8, hello->session_id, MTCP_SESSION_ID_SIZE);
+  put_u32 (b + 24, hello->latency_ms);
   return MTCP_HEADER_SIZE + HELLO_BODY;
 }
 
@@ -405,13 +408,14 @@ gboolean
 mtcp_parse_hello (const guint8 * body, gsize size, MtcpHello * out,
     gchar ** error)
 {
-  if (!check_size ("HELLO", size, HELLO_BODY, error) ||
+  if (!check_size ("HELLO", size, HELLO_BODY_MIN, error) ||
       !check_magic_version ("HELLO", body, error))
     return FALSE;
   out->magic = get_u32 (body);
   out->version = get_u16 (body + 4);
   out->flags = body[6];
   memcpy (out->session_id, body + 8, MTCP_SESSION_ID_SIZE);
+  out->latency_ms = size >= HELLO_BODY ? get_u32 (body + 24) : 0;
   return TRUE;
 }
 

@@ -83,6 +83,7 @@ typedef struct {
   guint16 version;
   guint8 flags;
   guint8 session_id[MTCP_SESSION_ID_SIZE];
+  guint32 latency_ms;           /* the receiver's budget; 0: not said */
 } MtcpHello;
 
 typedef struct {
@@ -174,7 +175,7 @@ gboolean mtcp_auth_equal (const guint8 a[MTCP_MAC_SIZE],
     const guint8 b[MTCP_MAC_SIZE]);
 
 /* Sizes callers need for their stack buffers. */
-#define MTCP_HELLO_FRAME_SIZE    (MTCP_HEADER_SIZE + 24)
+#define MTCP_HELLO_FRAME_SIZE    (MTCP_HEADER_SIZE + 28)
 #define MTCP_WELCOME_FRAME_SIZE  (MTCP_HEADER_SIZE + 32)
 #define MTCP_BUFFER_HEAD_SIZE    (MTCP_HEADER_SIZE + MTCP_BUFFER_INFO_SIZE)
 #define MTCP_EOS_FRAME_SIZE      (MTCP_HEADER_SIZE + 8)

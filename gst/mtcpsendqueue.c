@@ -34,6 +34,9 @@ struct _MtcpQueueSession {
   gboolean awaiting_keyframe;   /* drop delta buffers until a keyframe comes */
   guint64 resync_until;         /* drop delta buffers below this index */
   GHashTable *taken;            /* static lanes: indices > cursor handed out */
+  GstClockTime max_lag_time;    /* its receiver's latency, NONE: not said */
+  gint64 anchor_us;             /* when its first buffer was handed out */
+  GstClockTime anchor_time;     /* and that buffer's time; NONE: not yet */
   MtcpQueueSessionStats stats;
 };
 
@@ -51,6 +54,7 @@ struct _MtcpSendQueue {
   guint64 headers_end;          /* index after the last of them */
   gboolean last_was_header;
   GList *sessions;
+  MtcpSendQueueClock clock;     /* monotonic microseconds */
 };
 
 #define NO_INDEX G_MAXUINT64
@@ -89,6 +93,7 @@ mtcp_send_queue_new (const MtcpSendQueueLimits * limits)
     g_once_init_leave (&done, 1);
   }
   q->limits = *limits;
+  q->clock = g_get_monotonic_time;
   q->entries = g_ptr_array_new_with_free_func ((GDestroyNotify) entry_free);
   q->headers = g_ptr_array_new_with_free_func ((GDestroyNotify)
       gst_buffer_unref);
@@ -371,6 +376,8 @@ mtcp_send_queue_add_session (MtcpSendQueue * q)
 
   g_queue_init (&s->pending);
   s->taken = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  s->max_lag_time = GST_CLOCK_TIME_NONE;
+  s->anchor_time = GST_CLOCK_TIME_NONE;
 
   if (q->latest_keyframe != NO_INDEX) {
     start = q->latest_keyframe;
@@ -475,6 +482,18 @@ mark_taken (MtcpQueueSession * s, guint64 index)
   }
 }
 
+static void
+note_handed_out (MtcpSendQueue * q, MtcpQueueSession * s, Entry * e)
+{
+  /* the receiver maps its clock on the first buffer that arrives */
+  if (GST_CLOCK_TIME_IS_VALID (s->max_lag_time) &&
+      !GST_CLOCK_TIME_IS_VALID (s->anchor_time) && e->kind == ENTRY_BUFFER &&
+      GST_CLOCK_TIME_IS_VALID (e->time)) {
+    s->anchor_us = q->clock ();
+    s->anchor_time = e->time;
+  }
+}
+
 MtcpOutFrame *
 mtcp_send_queue_take (MtcpSendQueue * q, MtcpQueueSession * s)
 {
@@ -508,6 +527,7 @@ mtcp_send_queue_take (MtcpSendQueue * q, MtcpQueueSession * s)
     advance_cursor (s);
     f = frame_for_entry (e, seq_of (s, index));
     count_sent (s, f);
+    note_handed_out (q, s, e);
     return f;
   }
   if (run_len > 0) {
@@ -552,6 +572,7 @@ mtcp_send_queue_take_lane (MtcpSendQueue * q, MtcpQueueSession * s,
   } else {
     f = frame_for_entry (e, seq);
     count_sent (s, f);
+    note_handed_out (q, s, e);
   }
   if (index == s->cursor || s->cursor >= end)
     trim (q);
@@ -610,14 +631,53 @@ session_backlog_time (MtcpSendQueue * q, MtcpQueueSession * s)
   return 0;
 }
 
-static gboolean
-session_over_limits (MtcpSendQueue * q, MtcpQueueSession * s)
+void
+mtcp_send_queue_set_clock (MtcpSendQueue * q, MtcpSendQueueClock clock)
 {
+  q->clock = clock;
+}
+
+void
+mtcp_send_queue_session_set_max_lag (MtcpSendQueue * q, MtcpQueueSession * s,
+    GstClockTime max_lag)
+{
+  s->max_lag_time = max_lag;
+}
+
+/* How late the next buffer the session hands out is, by the receiver's
+ * reckoning: its clock maps the first buffer's time to when it arrived, so
+ * a buffer is due at anchor + (its time - the first's) + latency. (What
+ * is already in sockets is theirs: one stuck frame must not throw away the
+ * ones flowing past it on other connections.) */
+static GstClockTime
+session_late_by (MtcpSendQueue * q, MtcpQueueSession * s)
+{
+  GstClockTime next = GST_CLOCK_TIME_NONE, elapsed, span;
+  guint64 i, end = queue_end (q);
+
+  if (!GST_CLOCK_TIME_IS_VALID (s->anchor_time))
+    return 0;                   /* nothing arrived: nothing can be late */
+  for (i = s->cursor; !GST_CLOCK_TIME_IS_VALID (next) && i < end; i++)
+    next = entry_at (q, i)->time;
+  if (!GST_CLOCK_TIME_IS_VALID (next) || next < s->anchor_time)
+    return 0;
+  elapsed = (GstClockTime) MAX (q->clock () - s->anchor_us, 0) * GST_USECOND;
+  span = next - s->anchor_time;
+  return elapsed > span ? elapsed - span : 0;
+}
+
+static gboolean
+session_over_limits (MtcpSendQueue * q, MtcpQueueSession * s, gboolean own)
+{
+
   if (q->limits.max_lag_bytes > 0 &&
       session_backlog_bytes (q, s) > q->limits.max_lag_bytes)
     return TRUE;
   if (GST_CLOCK_TIME_IS_VALID (q->limits.max_lag_time) &&
       session_backlog_time (q, s) > q->limits.max_lag_time)
+    return TRUE;
+  if (own && GST_CLOCK_TIME_IS_VALID (s->max_lag_time) &&
+      session_late_by (q, s) > s->max_lag_time)
     return TRUE;
   return FALSE;
 }
@@ -681,7 +741,7 @@ mtcp_send_queue_enforce_limits (MtcpSendQueue * q)
     MtcpQueueSession *s = l->data;
     guint64 target;
 
-    if (!session_over_limits (q, s))
+    if (!session_over_limits (q, s, TRUE))
       continue;
     if (q->latest_keyframe != NO_INDEX && q->latest_keyframe > s->cursor) {
       target = q->latest_keyframe;
@@ -706,7 +766,7 @@ mtcp_send_queue_over_limits (MtcpSendQueue * q)
 {
   GList *l;
   for (l = q->sessions; l; l = l->next)
-    if (session_over_limits (q, l->data))
+    if (session_over_limits (q, l->data, FALSE))
       return TRUE;
   return FALSE;
 }

@@ -47,6 +47,9 @@ typedef struct {
 } MtcpQueueSessionStats;
 
 MtcpSendQueue *mtcp_send_queue_new (const MtcpSendQueueLimits * limits);
+/* Monotonic microseconds; g_get_monotonic_time unless a test sets its own. */
+typedef gint64 (*MtcpSendQueueClock) (void);
+void mtcp_send_queue_set_clock (MtcpSendQueue * queue, MtcpSendQueueClock clock);
 void mtcp_send_queue_free (MtcpSendQueue * queue);
 void mtcp_send_queue_set_limits (MtcpSendQueue * queue,
     const MtcpSendQueueLimits * limits);
@@ -57,8 +60,9 @@ void mtcp_send_queue_push_buffer (MtcpSendQueue * queue, GstBuffer * buffer,
     GstClockTime pts, GstClockTime dts, GstClockTime duration);
 void mtcp_send_queue_push_eos (MtcpSendQueue * queue);
 
-/* Moves every session that is further behind than the limits to the latest
- * keyframe (live upstream). Returns how many sessions skipped. */
+/* Moves every session that is further behind than the limits (or its own
+ * lag bound) to the latest keyframe (live upstream). Returns how many
+ * sessions skipped. */
 guint mtcp_send_queue_enforce_limits (MtcpSendQueue * queue);
 /* Largest backlog of any session, for holding back a non-live upstream. */
 gboolean mtcp_send_queue_over_limits (MtcpSendQueue * queue);
@@ -74,6 +78,13 @@ guint64 mtcp_send_queue_get_total_pushed (MtcpSendQueue * queue);
 MtcpQueueSession *mtcp_send_queue_add_session (MtcpSendQueue * queue);
 void mtcp_send_queue_remove_session (MtcpSendQueue * queue,
     MtcpQueueSession * session);
+/* A bound of the session's own on its lag: its receiver's latency. Once
+ * the next buffer it would hand out was due more than that ago by the
+ * receiver's clock (anchored on the first buffer handed out), the session
+ * skips to the latest keyframe: the rest could only arrive late. The
+ * queue's max_lag_time applies as before. GST_CLOCK_TIME_NONE: none. */
+void mtcp_send_queue_session_set_max_lag (MtcpSendQueue * queue,
+    MtcpQueueSession * session, GstClockTime max_lag);
 
 /* The next frame at the session's cursor, or NULL if none. */
 MtcpOutFrame *mtcp_send_queue_take (MtcpSendQueue * queue,

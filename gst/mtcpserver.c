@@ -537,6 +537,12 @@ admit (MtcpServer * server, ServerConn * sc, const MtcpHello * hello)
     }
     sess = session_new (server);
   }
+  if (hello->latency_ms > 0) {
+    /* what waits longer than the receiver's latency can only arrive late:
+     * better skip to a keyframe than deliver nothing on time */
+    mtcp_send_queue_session_set_max_lag (server->queue, sess->qs,
+        (GstClockTime) hello->latency_ms * GST_MSECOND);
+  }
 
   sc->session = sess;
   if (sc->pending) {

@@ -36,9 +36,10 @@ GST_START_TEST (test_hello_layout)
   MtcpHello hello = { 0, }, back;
   guint8 out[MTCP_HELLO_FRAME_SIZE];
   static const guint8 expected[MTCP_HELLO_FRAME_SIZE] = {
-    0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x18,
+    0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1c,
     'M', 'T', 'C', 'P', 0x00, 0x01, 0x01, 0x00,
     0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+    0x00, 0x00, 0x03, 0xe8,
   };
   MtcpFrameHeader hdr;
   gchar *err = NULL;
@@ -47,6 +48,7 @@ GST_START_TEST (test_hello_layout)
   hello.magic = MTCP_MAGIC;
   hello.version = MTCP_VERSION;
   hello.flags = MTCP_HELLO_FLAG_JOIN;
+  hello.latency_ms = 1000;
   for (i = 0; i < MTCP_SESSION_ID_SIZE; i++)
     hello.session_id[i] = i;
   fail_unless_equals_int (mtcp_write_hello (out, sizeof (out), &hello),
@@ -60,6 +62,15 @@ GST_START_TEST (test_hello_layout)
   fail_unless (mtcp_parse_hello (out + 8, hdr.length, &back, &err));
   fail_unless_equals_int (back.flags, MTCP_HELLO_FLAG_JOIN);
   fail_unless (memcmp (back.session_id, hello.session_id, 16) == 0);
+  fail_unless_equals_int (back.latency_ms, 1000);
+
+  /* the first receivers' HELLO had no latency: still good, latency unsaid */
+  back.latency_ms = 7;
+  fail_unless (mtcp_parse_hello (out + 8, 24, &back, &err));
+  fail_unless_equals_int (back.latency_ms, 0);
+  fail_unless (memcmp (back.session_id, hello.session_id, 16) == 0);
+  fail_if (mtcp_parse_hello (out + 8, 23, &back, &err));
+  g_clear_pointer (&err, g_free);
 }
 
 GST_END_TEST;

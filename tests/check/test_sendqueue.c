@@ -292,6 +292,106 @@ GST_START_TEST (test_caps_change_inside_skipped_range_still_arrives)
 
 GST_END_TEST;
 
+static gint64 fake_now_us;
+
+static gint64
+fake_clock (void)
+{
+  return fake_now_us;
+}
+
+/* A live source: buffer @tag pushed when the clock shows its time. */
+static void
+push_live (MtcpSendQueue * q, guint8 tag, gboolean delta, guint ms)
+{
+  fake_now_us = (gint64) ms * 1000;
+  push (q, tag, delta, ms);
+}
+
+/* A receiver with 1 s of latency: once the next buffer its session would
+ * hand out was due more than 1 s ago, the session skips to the latest keyframe, although the
+ * sink allows 5 s; the other session keeps everything. */
+GST_START_TEST (test_session_lag_bound_of_its_own)
+{
+  MtcpSendQueueLimits limits = { 0, 5 * GST_SECOND };
+  MtcpSendQueue *q = mtcp_send_queue_new (&limits);
+  MtcpQueueSession *tight = mtcp_send_queue_add_session (q);
+  MtcpQueueSession *loose = mtcp_send_queue_add_session (q);
+  guint i, skips = 0;
+
+  mtcp_send_queue_set_clock (q, fake_clock);
+  mtcp_send_queue_session_set_max_lag (q, tight, GST_SECOND);
+  mtcp_send_queue_session_set_max_lag (q, loose, 5 * GST_SECOND);
+  push_live (q, 0, FALSE, 0);
+  expect_buffer (mtcp_send_queue_take (q, tight), 0, 0);
+  expect_buffer (mtcp_send_queue_take (q, loose), 0, 0);
+  for (i = 1; i < 41; i++) {
+    push_live (q, i, i != 30, i * 33);  /* keyframe at 990 ms */
+    skips += mtcp_send_queue_enforce_limits (q);
+    /* seq 1 (33 ms) is due at 33 ms + 1 s: passed at 1056 ms */
+    fail_unless_equals_int (skips, i < 32 ? 0 : 1);
+  }
+  /* holding back a non-live upstream goes by the sink's limit alone */
+  fail_if (mtcp_send_queue_over_limits (q));
+
+  expect_skip (mtcp_send_queue_take (q, tight), 1, 30);
+  expect_buffer (mtcp_send_queue_take (q, tight), 30, 30);
+  expect_buffer (mtcp_send_queue_take (q, loose), 1, 1);
+  mtcp_send_queue_free (q);
+}
+
+GST_END_TEST;
+
+/* A live source that hands over a burst (13 s of stream at one instant) is
+ * not behind: each buffer is due its time after the first. */
+GST_START_TEST (test_session_lag_burst_is_not_late)
+{
+  MtcpSendQueueLimits limits = { 0, GST_CLOCK_TIME_NONE };
+  MtcpSendQueue *q = mtcp_send_queue_new (&limits);
+  MtcpQueueSession *s = mtcp_send_queue_add_session (q);
+  guint i;
+
+  mtcp_send_queue_set_clock (q, fake_clock);
+  fake_now_us = 5000000;
+  mtcp_send_queue_session_set_max_lag (q, s, GST_SECOND);
+  push (q, 0, FALSE, 0);
+  expect_buffer (mtcp_send_queue_take (q, s), 0, 0);
+  for (i = 1; i < 400; i++) {
+    push (q, i % 256, TRUE, i * 33);
+    fail_unless_equals_int (mtcp_send_queue_enforce_limits (q), 0);
+  }
+  /* 1.5 s later only seq 1 went out: the next buffer (66 ms) was due
+   * more than 1 s ago */
+  fake_now_us += 1500000;
+  expect_buffer (mtcp_send_queue_take (q, s), 1, 1);
+  fail_unless_equals_int (mtcp_send_queue_enforce_limits (q), 1);
+  mtcp_send_queue_free (q);
+}
+
+GST_END_TEST;
+
+/* What sockets hold is theirs: a frame stuck on one connection (the
+ * receiver acknowledges nothing past it) does not make the session skip
+ * while the queue keeps up. */
+GST_START_TEST (test_session_lag_ignores_what_is_in_flight)
+{
+  MtcpSendQueueLimits limits = { 0, 5 * GST_SECOND };
+  MtcpSendQueue *q = mtcp_send_queue_new (&limits);
+  MtcpQueueSession *s = mtcp_send_queue_add_session (q);
+  guint i;
+
+  mtcp_send_queue_set_clock (q, fake_clock);
+  mtcp_send_queue_session_set_max_lag (q, s, GST_SECOND);
+  for (i = 0; i < 90; i++) {
+    push_live (q, i, i % 30 != 0, i * 33);
+    fail_unless_equals_int (mtcp_send_queue_enforce_limits (q), 0);
+    expect_buffer (mtcp_send_queue_take (q, s), i, i);
+  }
+  mtcp_send_queue_free (q);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_static_lanes_take_seq_mod_n)
 {
   MtcpSendQueue *q = mtcp_send_queue_new (&no_limits);
@@ -368,6 +468,9 @@ sendqueue_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_early_session_gets_everything_in_order);
+  tcase_add_test (tc, test_session_lag_bound_of_its_own);
+  tcase_add_test (tc, test_session_lag_burst_is_not_late);
+  tcase_add_test (tc, test_session_lag_ignores_what_is_in_flight);
   tcase_add_test (tc, test_deltas_before_first_keyframe_are_skipped);
   tcase_add_test (tc, test_late_joiner_starts_at_latest_keyframe_after_caps);
   tcase_add_test (tc, test_joiner_gets_streamheader_from_caps);
