@@ -135,10 +135,8 @@ mtcp_buffer_flags_from_wire (guint32 wire)
   return flags;
 }
 
-/* Most bytes one dispatch decrypts: a fast peer must not keep the I/O
- * thread reading forever. */
-/* bytes one dispatch reads before the rest of the loop (timers: feedback,
- * idle checks) gets its turn */
+/* Most bytes one dispatch reads: a fast peer must not keep the I/O thread
+ * reading while its timers (feedback, idle checks) wait. */
 #define READ_PER_DISPATCH (256 * 1024)
 
 /* What a TLS handshake in flight knows of its connection. */

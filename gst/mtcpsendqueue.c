@@ -616,19 +616,31 @@ session_backlog_bytes (MtcpSendQueue * q, MtcpQueueSession * s)
   return q->bytes_pushed - entry_at (q, s->cursor)->bytes_before;
 }
 
+/* Time of the first timed entry the session has yet to hand out. */
 static GstClockTime
-session_backlog_time (MtcpSendQueue * q, MtcpQueueSession * s)
+session_next_time (MtcpSendQueue * q, MtcpQueueSession * s)
 {
   guint64 i, end = queue_end (q);
 
-  if (!GST_CLOCK_TIME_IS_VALID (q->last_time))
-    return 0;
   for (i = s->cursor; i < end; i++) {
     Entry *e = entry_at (q, i);
     if (GST_CLOCK_TIME_IS_VALID (e->time))
-      return q->last_time > e->time ? q->last_time - e->time : 0;
+      return e->time;
   }
-  return 0;
+  return GST_CLOCK_TIME_NONE;
+}
+
+static GstClockTime
+session_backlog_time (MtcpSendQueue * q, MtcpQueueSession * s)
+{
+  GstClockTime next;
+
+  if (!GST_CLOCK_TIME_IS_VALID (q->last_time))
+    return 0;
+  next = session_next_time (q, s);
+  if (!GST_CLOCK_TIME_IS_VALID (next))
+    return 0;
+  return q->last_time > next ? q->last_time - next : 0;
 }
 
 void
@@ -652,13 +664,11 @@ mtcp_send_queue_session_set_max_lag (MtcpSendQueue * q, MtcpQueueSession * s,
 static GstClockTime
 session_late_by (MtcpSendQueue * q, MtcpQueueSession * s)
 {
-  GstClockTime next = GST_CLOCK_TIME_NONE, elapsed, span;
-  guint64 i, end = queue_end (q);
+  GstClockTime next, elapsed, span;
 
   if (!GST_CLOCK_TIME_IS_VALID (s->anchor_time))
     return 0;                   /* nothing arrived: nothing can be late */
-  for (i = s->cursor; !GST_CLOCK_TIME_IS_VALID (next) && i < end; i++)
-    next = entry_at (q, i)->time;
+  next = session_next_time (q, s);
   if (!GST_CLOCK_TIME_IS_VALID (next) || next < s->anchor_time)
     return 0;
   elapsed = (GstClockTime) MAX (q->clock () - s->anchor_us, 0) * GST_USECOND;
@@ -669,7 +679,6 @@ session_late_by (MtcpSendQueue * q, MtcpQueueSession * s)
 static gboolean
 session_over_limits (MtcpSendQueue * q, MtcpQueueSession * s, gboolean own)
 {
-
   if (q->limits.max_lag_bytes > 0 &&
       session_backlog_bytes (q, s) > q->limits.max_lag_bytes)
     return TRUE;

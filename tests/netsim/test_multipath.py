@@ -48,7 +48,7 @@ with tempfile.TemporaryDirectory() as out:
          "--set", "cc=cubic", "--set", f"sender={sender}",
          "--set", f"receiver={receiver}",
          "--set", "target_bitrate=6000000",
-         "--set", json.dumps([["all", 5, duration]]).join(("phases=", ""))],
+         "--set", f"phases={json.dumps([['all', 5, duration]])}"],
         capture_output=True, text=True, timeout=180)
     sys.stderr.write(r.stderr[-3000:])
     f.check(r.returncode == 0, f"run-scenario exits 0 ({r.returncode})")
