@@ -625,7 +625,7 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
   g_object_class_install_property (gobject_class, PROP_IDLE_TIMEOUT,
       g_param_spec_uint ("idle-timeout", "Idle timeout",
           "Milliseconds without feedback from the receiver (it sends some "
-          "every 100 ms) before a connection is taken for dead and what it "
+          "on each connection every 500 ms at least) before a connection is taken for dead and what it "
           "held goes out on the others (0 = never)", 0, G_MAXINT,
           DEFAULT_IDLE_TIMEOUT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_STATS,

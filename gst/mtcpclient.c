@@ -26,6 +26,10 @@ GST_DEBUG_CATEGORY_STATIC (mtcp_client_debug);
 #define LOST_AFTER_US (1 * G_USEC_PER_SEC)
 /* the sink sends a REPORT (with its RTT) this often */
 #define REPORT_INTERVAL_S 0.2
+/* FEEDBACK goes out every tick on one connection (the acknowledgement is the
+ * session's), and on each at least this often: the sink takes silence on a
+ * connection for a dead one (idle-timeout, 3 s by default) */
+#define FEEDBACK_KEEPALIVE_US (G_USEC_PER_SEC / 2)
 /* segments the sink must have sent before ParS trusts its loss rate */
 #define PARS_MIN_SEGMENTS 500
 #define PARS_START_CONNECTIONS 5
@@ -65,6 +69,7 @@ typedef struct {
   MtcpReport report;            /* last REPORT from the sink */
   gint64 report_us;             /* when it arrived, 0 = never */
   gint64 heard_us;              /* last time anything arrived on it */
+  gint64 feedback_us;           /* last FEEDBACK sent on it, 0 = never */
   guint64 buffers_received;
   guint window_bytes;           /* TCP_WINDOW_CLAMP we set, 0 = none */
   gboolean fresh;               /* asks for a new session: the old one is gone */
@@ -291,8 +296,8 @@ hold_item (MtcpClient * client, ClientConn * cc, MtcpItem * item,
 }
 
 static gboolean
-handle_buffer (MtcpClient * client, ClientConn * cc, const guint8 * body,
-    gsize size, GstClockTime now, gchar ** err)
+handle_buffer (MtcpClient * client, ClientConn * cc, guint8 type,
+    const guint8 * body, gsize size, GstClockTime now, gchar ** err)
 {
   MtcpBufferInfo info;
   const guint8 *payload;
@@ -300,7 +305,10 @@ handle_buffer (MtcpClient * client, ClientConn * cc, const guint8 * body,
   GstBuffer *buf;
   GstClockTime deadline = GST_CLOCK_TIME_NONE, ref;
 
-  if (!mtcp_parse_buffer (body, size, &info, &payload, err))
+  if (type == MTCP_FRAME_BUFFER_DELTA ?
+      !mtcp_parse_buffer_delta (body, size, &cc->conn->delta_in, &info,
+          &payload, err) : !mtcp_parse_buffer (body, size, &info, &payload,
+          err))
     return FALSE;
   buf = gst_buffer_new_memdup (payload, info.payload_size);
   GST_BUFFER_FLAGS (buf) = mtcp_buffer_flags_from_wire (info.flags);
@@ -384,7 +392,9 @@ handle_data_frame (MtcpClient * client, ClientConn * cc,
 {
   switch (hdr->type) {
     case MTCP_FRAME_BUFFER:
-      return handle_buffer (client, cc, body, hdr->length, now, err);
+    case MTCP_FRAME_BUFFER_DELTA:
+      return handle_buffer (client, cc, hdr->type, body, hdr->length, now,
+          err);
     case MTCP_FRAME_CAPS:
       return handle_caps (client, cc, body, hdr->length, now, err);
     case MTCP_FRAME_EOS:{
@@ -542,7 +552,8 @@ make_hello (MtcpClient * client, gboolean join, MtcpHello * hello)
 {
   hello->magic = MTCP_MAGIC;
   hello->version = MTCP_VERSION;
-  hello->flags = join ? MTCP_HELLO_FLAG_JOIN : 0;
+  hello->flags = (join ? MTCP_HELLO_FLAG_JOIN : 0) |
+      MTCP_HELLO_FLAG_BUFFER_DELTA;
   hello->latency_ms = (guint32) MIN (client->config.latency / GST_MSECOND,
       G_MAXUINT32);
   if (join)
@@ -1327,6 +1338,22 @@ build_stats (MtcpClient * client)
   return s;
 }
 
+/* The connection whose FEEDBACK is oldest carries this tick's. */
+static ClientConn *
+feedback_carrier (MtcpClient * client)
+{
+  ClientConn *oldest = NULL;
+  GList *l;
+
+  for (l = client->conns; l; l = l->next) {
+    ClientConn *cc = l->data;
+    if (cc->state == CONN_READY && (oldest == NULL ||
+            cc->feedback_us < oldest->feedback_us))
+      oldest = cc;
+  }
+  return oldest;
+}
+
 static gboolean
 on_tick (gpointer data)
 {
@@ -1334,8 +1361,10 @@ on_tick (gpointer data)
   gint64 now = g_get_monotonic_time ();
   GList *l, *next;
   GstStructure *stats = NULL;
+  ClientConn *carrier;
 
   g_mutex_lock (&client->lock);
+  carrier = feedback_carrier (client);
   for (l = client->conns; l; l = next) {
     ClientConn *cc = l->data;
     GError *err = NULL;
@@ -1352,7 +1381,10 @@ on_tick (gpointer data)
           "presumed dead");
       continue;
     }
-    send_feedback (client, cc, now);
+    if (cc == carrier || now - cc->feedback_us >= FEEDBACK_KEEPALIVE_US) {
+      send_feedback (client, cc, now);
+      cc->feedback_us = now;
+    }
     r = mtcp_connection_flush (cc->conn, &err);
     if (r == MTCP_IO_CLOSED || r == MTCP_IO_ERROR) {
       client_close_conn (client, cc, err ? err->message : "write failed");

@@ -293,6 +293,14 @@ mtcp_connection_free (MtcpConnection * conn)
 void
 mtcp_connection_queue (MtcpConnection * conn, MtcpOutFrame * frame)
 {
+  if (frame->type == MTCP_FRAME_BUFFER) {
+    frame->head = frame->head_inline;
+    frame->head_size = conn->buffer_delta ?
+        mtcp_write_buffer_delta_head (frame->head_inline,
+        sizeof (frame->head_inline), &frame->info, &conn->delta_out) :
+        mtcp_write_buffer_head (frame->head_inline,
+        sizeof (frame->head_inline), &frame->info);
+  }
   conn->out_bytes += mtcp_out_frame_size (frame);
   g_queue_push_tail (&conn->out, frame);
 }
@@ -333,6 +341,27 @@ send_vectors (MtcpConnection * conn, GOutputVector * vec, guint n_vec,
   }
 }
 
+/* frames written with one call: a REPORT and the buffers queued with it
+ * leave in the same segments instead of one small segment each */
+#define FLUSH_MAX_FRAMES 16
+
+/* The written frame at the head of the queue is done with. */
+static void
+pop_written (MtcpConnection * conn)
+{
+  MtcpOutFrame *frame = g_queue_pop_head (&conn->out);
+
+  conn->out_offset = 0;
+  conn->frames_sent++;
+  GST_LOG ("%s: sent %s frame seq %" G_GUINT64_FORMAT " (%" G_GSIZE_FORMAT
+      " bytes)", conn->peer, mtcp_frame_type_name (frame->type), frame->seq,
+      mtcp_out_frame_size (frame));
+  if (conn->keep_sent && mtcp_frame_is_sequenced (frame->type))
+    g_queue_push_tail (&conn->sent, frame);
+  else
+    mtcp_out_frame_free (frame);
+}
+
 MtcpIoResult
 mtcp_connection_flush (MtcpConnection * conn, GError ** error)
 {
@@ -343,37 +372,50 @@ mtcp_connection_flush (MtcpConnection * conn, GError ** error)
   if (conn->tls_handshaking)
     return MTCP_IO_BLOCKED;
   while (!g_queue_is_empty (&conn->out)) {
-    MtcpOutFrame *frame = g_queue_peek_head (&conn->out);
-    GOutputVector vec[2];
-    guint n_vec = 0;
-    GstMapInfo map = GST_MAP_INFO_INIT;
+    GOutputVector vec[2 * FLUSH_MAX_FRAMES];
+    GstMapInfo maps[FLUSH_MAX_FRAMES];
+    GstBuffer *mapped[FLUSH_MAX_FRAMES];
+    guint n_vec = 0, n_mapped = 0, i;
     gsize off = conn->out_offset;
-    gsize total = mtcp_out_frame_size (frame);
+    gboolean map_failed = FALSE;
+    GList *l;
     gssize sent;
     GError *err = NULL;
 
-    if (off < frame->head_size) {
-      vec[n_vec].buffer = frame->head + off;
-      vec[n_vec].size = frame->head_size - off;
-      n_vec++;
-    }
-    if (frame->payload) {
-      gsize poff = off > frame->head_size ? off - frame->head_size : 0;
-      if (!gst_buffer_map (frame->payload, &map, GST_MAP_READ)) {
-        g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-            "cannot map buffer for sending");
-        return MTCP_IO_ERROR;
-      }
-      if (poff < map.size) {
-        vec[n_vec].buffer = map.data + poff;
-        vec[n_vec].size = map.size - poff;
+    for (l = conn->out.head; l && n_mapped < FLUSH_MAX_FRAMES &&
+        n_vec + 2 <= G_N_ELEMENTS (vec); l = l->next, off = 0) {
+      MtcpOutFrame *frame = l->data;
+
+      if (off < frame->head_size) {
+        vec[n_vec].buffer = frame->head + off;
+        vec[n_vec].size = frame->head_size - off;
         n_vec++;
+      }
+      if (frame->payload) {
+        gsize poff = off > frame->head_size ? off - frame->head_size : 0;
+        GstMapInfo *map = &maps[n_mapped];
+        if (!gst_buffer_map (frame->payload, map, GST_MAP_READ)) {
+          map_failed = TRUE;
+          break;
+        }
+        mapped[n_mapped++] = frame->payload;
+        if (poff < map->size) {
+          vec[n_vec].buffer = map->data + poff;
+          vec[n_vec].size = map->size - poff;
+          n_vec++;
+        }
       }
     }
 
-    sent = send_vectors (conn, vec, n_vec, &err);
-    if (frame->payload)
-      gst_buffer_unmap (frame->payload, &map);
+    sent = n_vec > 0 ? send_vectors (conn, vec, n_vec, &err) : 0;
+    for (i = 0; i < n_mapped; i++)
+      gst_buffer_unmap (mapped[i], &maps[i]);
+    if (map_failed && n_vec == 0) {
+      g_clear_error (&err);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+          "cannot map buffer for sending");
+      return MTCP_IO_ERROR;
+    }
 
     if (sent < 0) {
       if (g_error_matches (err, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK)) {
@@ -391,19 +433,18 @@ mtcp_connection_flush (MtcpConnection * conn, GError ** error)
 
     conn->bytes_sent += sent;
     conn->out_bytes -= sent;
-    conn->out_offset += sent;
-    if (conn->out_offset < total)
-      continue;                 /* partial: try again, the kernel says when to stop */
-    g_queue_pop_head (&conn->out);
-    conn->out_offset = 0;
-    conn->frames_sent++;
-    GST_LOG ("%s: sent %s frame seq %" G_GUINT64_FORMAT " (%" G_GSIZE_FORMAT
-        " bytes)", conn->peer, mtcp_frame_type_name (frame->type), frame->seq,
-        total);
-    if (conn->keep_sent && mtcp_frame_is_sequenced (frame->type))
-      g_queue_push_tail (&conn->sent, frame);
-    else
-      mtcp_out_frame_free (frame);
+    /* a partial write stops inside a frame: the next round starts there,
+     * and the kernel says when to stop */
+    while (!g_queue_is_empty (&conn->out)) {
+      gsize left = mtcp_out_frame_size (g_queue_peek_head (&conn->out)) -
+          conn->out_offset;
+      if ((gsize) sent < left) {
+        conn->out_offset += sent;
+        break;
+      }
+      sent -= left;
+      pop_written (conn);
+    }
   }
   return MTCP_IO_DONE;
 }

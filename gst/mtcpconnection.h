@@ -20,8 +20,10 @@ typedef struct {
   gsize head_size;
   GstBuffer *payload;           /* owned ref, may be NULL */
   gboolean resend;              /* handed out before, on a connection that died */
-  guint8 head_inline[MTCP_REPORT_FRAME_SIZE > MTCP_BUFFER_HEAD_SIZE ?
-      MTCP_REPORT_FRAME_SIZE : MTCP_BUFFER_HEAD_SIZE];
+  MtcpBufferInfo info;          /* BUFFER: what the head is written from, as
+                                 * BUFFER or BUFFER_DELTA per connection */
+  guint8 head_inline[MTCP_REPORT_FRAME_SIZE > MTCP_BUFFER_DELTA_HEAD_MAX ?
+      MTCP_REPORT_FRAME_SIZE : MTCP_BUFFER_DELTA_HEAD_MAX];
 } MtcpOutFrame;
 
 MtcpOutFrame *mtcp_out_frame_new (void);
@@ -65,6 +67,9 @@ struct _MtcpConnection {
   gsize out_offset;             /* bytes of the head frame already written */
   gsize out_bytes;              /* bytes queued and not yet written */
   gboolean keep_sent;           /* keep written sequenced frames in `sent` */
+  gboolean buffer_delta;        /* the peer reads BUFFER_DELTA: send those */
+  MtcpBufferDeltaState delta_out;       /* of the last BUFFER_DELTA queued */
+  MtcpBufferDeltaState delta_in;        /* of the last BUFFER_DELTA read */
   GQueue sent;                  /* MtcpOutFrame written, not yet acknowledged */
 
   GSource *source;
@@ -112,7 +117,8 @@ gboolean mtcp_connection_handshake_tls_blocking (MtcpConnection * conn,
 /* A TLS error that another try will not fix (certificate, not TLS). */
 gboolean mtcp_tls_error_is_fatal (const GError * error);
 
-/* Takes ownership of @frame. */
+/* Takes ownership of @frame. A BUFFER's head is written here, as
+ * BUFFER_DELTA when the peer reads those. */
 void mtcp_connection_queue (MtcpConnection * conn, MtcpOutFrame * frame);
 /* Drop kept frames up to and including @seq: the peer has them. */
 void mtcp_connection_ack (MtcpConnection * conn, guint64 seq);

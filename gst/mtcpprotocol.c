@@ -89,6 +89,8 @@ mtcp_frame_type_name (guint8 type)
       return "CAPS";
     case MTCP_FRAME_BUFFER:
       return "BUFFER";
+    case MTCP_FRAME_BUFFER_DELTA:
+      return "BUFFER_DELTA";
     case MTCP_FRAME_EOS:
       return "EOS";
     case MTCP_FRAME_SKIP:
@@ -200,6 +202,98 @@ mtcp_write_buffer_head (guint8 * out, gsize out_size,
   put_u32 (b + 32, info->flags);
   put_u32 (b + 36, info->payload_size);
   return MTCP_BUFFER_HEAD_SIZE;
+}
+
+/* LEB128, at most 10 bytes for 64 bits */
+static gsize
+put_varint (guint8 * p, guint64 v)
+{
+  gsize n = 0;
+
+  while (v >= 0x80) {
+    p[n++] = (guint8) (v | 0x80);
+    v >>= 7;
+  }
+  p[n++] = (guint8) v;
+  return n;
+}
+
+static gboolean
+get_varint (const guint8 * p, gsize size, gsize * pos, guint64 * v)
+{
+  guint shift = 0;
+
+  *v = 0;
+  while (*pos < size && shift < 64) {
+    guint8 b = p[(*pos)++];
+    /* the tenth byte may carry only the top bit */
+    if (shift == 63 && b > 1)
+      return FALSE;
+    *v |= (guint64) (b & 0x7f) << shift;
+    if (!(b & 0x80))
+      return TRUE;
+    shift += 7;
+  }
+  return FALSE;
+}
+
+/* differences as zigzag: small either way round */
+static gsize
+put_delta (guint8 * p, guint64 value, guint64 reference)
+{
+  gint64 d = (gint64) (value - reference);
+  return put_varint (p, ((guint64) d << 1) ^ (guint64) (d >> 63));
+}
+
+static gboolean
+get_delta (const guint8 * p, gsize size, gsize * pos, guint64 reference,
+    guint64 * value)
+{
+  guint64 z;
+
+  if (!get_varint (p, size, pos, &z))
+    return FALSE;
+  *value = reference + ((z >> 1) ^ (~(z & 1) + 1));
+  return TRUE;
+}
+
+#define DELTA_HAS_PTS 0x01
+#define DELTA_HAS_DTS 0x02
+#define DELTA_HAS_DURATION 0x04
+
+gsize
+mtcp_write_buffer_delta_head (guint8 * out, gsize out_size,
+    const MtcpBufferInfo * info, MtcpBufferDeltaState * state)
+{
+  guint8 *b = out + MTCP_HEADER_SIZE;
+  gsize n = 1;
+  guint8 mask = 0;
+
+  if (out_size < MTCP_BUFFER_DELTA_HEAD_MAX)
+    return 0;
+  n += put_delta (b + n, info->seq, state->next_seq);
+  if (info->pts != MTCP_TIME_NONE) {
+    mask |= DELTA_HAS_PTS;
+    n += put_delta (b + n, info->pts, state->pts);
+    state->pts = info->pts;
+  }
+  if (info->dts != MTCP_TIME_NONE) {
+    mask |= DELTA_HAS_DTS;
+    n += put_delta (b + n, info->dts, state->dts);
+    state->dts = info->dts;
+  }
+  if (info->duration != MTCP_TIME_NONE) {
+    mask |= DELTA_HAS_DURATION;
+    n += put_delta (b + n, info->duration, state->duration);
+    state->duration = info->duration;
+  }
+  n += put_varint (b + n, info->flags);
+  b[0] = mask;
+  state->next_seq = info->seq + 1;
+  if ((guint64) info->payload_size + n > G_MAXUINT32)
+    return 0;
+  mtcp_write_header (out, MTCP_FRAME_BUFFER_DELTA, 0, n + info->payload_size);
+  return MTCP_HEADER_SIZE + n;
 }
 
 gsize
@@ -478,6 +572,56 @@ mtcp_parse_buffer (const guint8 * body, gsize size, MtcpBufferInfo * out,
     return FALSE;
   }
   *payload = body + MTCP_BUFFER_INFO_SIZE;
+  return TRUE;
+}
+
+gboolean
+mtcp_parse_buffer_delta (const guint8 * body, gsize size,
+    MtcpBufferDeltaState * state, MtcpBufferInfo * out,
+    const guint8 ** payload, gchar ** error)
+{
+  MtcpBufferDeltaState next = *state;
+  gsize pos = 1;
+  guint64 flags;
+  guint8 mask;
+
+  if (!check_size ("BUFFER_DELTA", size, 3, error))
+    return FALSE;
+  mask = body[0];
+  out->pts = out->dts = out->duration = MTCP_TIME_NONE;
+  if (mask & ~(DELTA_HAS_PTS | DELTA_HAS_DTS | DELTA_HAS_DURATION) ||
+      !get_delta (body, size, &pos, state->next_seq, &out->seq) ||
+      ((mask & DELTA_HAS_PTS) &&
+          !get_delta (body, size, &pos, state->pts, &out->pts)) ||
+      ((mask & DELTA_HAS_DTS) &&
+          !get_delta (body, size, &pos, state->dts, &out->dts)) ||
+      ((mask & DELTA_HAS_DURATION) &&
+          !get_delta (body, size, &pos, state->duration, &out->duration)) ||
+      !get_varint (body, size, &pos, &flags) || flags > G_MAXUINT32) {
+    if (error)
+      *error = g_strdup_printf ("BUFFER_DELTA head is malformed (field mask "
+          "0x%02x, %" G_GSIZE_FORMAT " bytes)", mask, size);
+    return FALSE;
+  }
+  /* NONE is never a delta's result: it would read as "no time" */
+  if (((mask & DELTA_HAS_PTS) && out->pts == MTCP_TIME_NONE) ||
+      ((mask & DELTA_HAS_DTS) && out->dts == MTCP_TIME_NONE) ||
+      ((mask & DELTA_HAS_DURATION) && out->duration == MTCP_TIME_NONE)) {
+    if (error)
+      *error = g_strdup ("BUFFER_DELTA codes a time of all ones");
+    return FALSE;
+  }
+  out->flags = (guint32) flags;
+  out->payload_size = size - pos;
+  next.next_seq = out->seq + 1;
+  if (mask & DELTA_HAS_PTS)
+    next.pts = out->pts;
+  if (mask & DELTA_HAS_DTS)
+    next.dts = out->dts;
+  if (mask & DELTA_HAS_DURATION)
+    next.duration = out->duration;
+  *state = next;
+  *payload = body + pos;
   return TRUE;
 }
 

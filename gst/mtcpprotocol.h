@@ -35,6 +35,8 @@ typedef enum {
   MTCP_FRAME_BUFFER = 0x11,     /* sink -> receiver, sequenced */
   MTCP_FRAME_EOS = 0x12,        /* sink -> receiver, sequenced */
   MTCP_FRAME_SKIP = 0x13,       /* sink -> receiver: a range that will never come */
+  MTCP_FRAME_BUFFER_DELTA = 0x14,       /* BUFFER with its fields coded against
+                                         * the previous one on the connection */
   MTCP_FRAME_REPORT = 0x20,     /* sink -> receiver: connection and stream state */
   MTCP_FRAME_FEEDBACK = 0x21,   /* receiver -> sink: progress and buffer level */
   MTCP_FRAME_RETIRE = 0x22,     /* receiver -> sink: give this connection no
@@ -43,6 +45,7 @@ typedef enum {
 
 /* HELLO flags */
 #define MTCP_HELLO_FLAG_JOIN   0x01     /* session_id names an existing session */
+#define MTCP_HELLO_FLAG_BUFFER_DELTA 0x02       /* the receiver reads BUFFER_DELTA */
 
 /* Buffer flags on the wire (independent of GstBufferFlags values) */
 typedef enum {
@@ -109,6 +112,20 @@ typedef struct {
 } MtcpBufferInfo;
 #define MTCP_BUFFER_INFO_SIZE 40
 
+/* What both ends of one connection remember of the last BUFFER_DELTA on it:
+ * the next one codes its fields as differences from these. Zeroed when the
+ * connection opens. */
+typedef struct {
+  guint64 next_seq;
+  guint64 pts;
+  guint64 dts;
+  guint64 duration;
+} MtcpBufferDeltaState;
+
+/* the most a BUFFER_DELTA head can take: header, field mask, four 64-bit
+ * varints and the flags */
+#define MTCP_BUFFER_DELTA_HEAD_MAX (MTCP_HEADER_SIZE + 1 + 4 * 10 + 5)
+
 typedef struct {
   guint64 first_seq;            /* inclusive */
   guint64 end_seq;              /* exclusive */
@@ -151,6 +168,9 @@ gsize mtcp_write_refuse (guint8 * out, gsize out_size, guint16 code,
 /* header + fixed part only; the caller sends payload_size bytes after it */
 gsize mtcp_write_buffer_head (guint8 * out, gsize out_size,
     const MtcpBufferInfo * info);
+/* the same as a BUFFER_DELTA head, coded against @state, which it advances */
+gsize mtcp_write_buffer_delta_head (guint8 * out, gsize out_size,
+    const MtcpBufferInfo * info, MtcpBufferDeltaState * state);
 gsize mtcp_write_caps (guint8 * out, gsize out_size, guint64 seq,
     const gchar * caps_str);
 gsize mtcp_write_eos (guint8 * out, gsize out_size, guint64 seq);
@@ -205,6 +225,10 @@ gboolean mtcp_parse_refuse (const guint8 * body, gsize size, MtcpRefuse * out,
 /* on success *payload points into @body, out->payload_size bytes long */
 gboolean mtcp_parse_buffer (const guint8 * body, gsize size,
     MtcpBufferInfo * out, const guint8 ** payload, gchar ** error);
+/* @state advances only when the body parses */
+gboolean mtcp_parse_buffer_delta (const guint8 * body, gsize size,
+    MtcpBufferDeltaState * state, MtcpBufferInfo * out,
+    const guint8 ** payload, gchar ** error);
 /* *caps_str is newly allocated */
 gboolean mtcp_parse_caps (const guint8 * body, gsize size, guint64 * seq,
     gchar ** caps_str, gchar ** error);

@@ -151,18 +151,19 @@ frame_for_entry (Entry * e, guint64 seq)
   f->seq = seq;
   switch (e->kind) {
     case ENTRY_BUFFER:{
-      MtcpBufferInfo info;
+      MtcpBufferInfo *info = &f->info;
 
-      info.seq = seq;
-      info.pts = GST_CLOCK_TIME_IS_VALID (e->pts) ? e->pts : MTCP_TIME_NONE;
-      info.dts = GST_CLOCK_TIME_IS_VALID (e->dts) ? e->dts : MTCP_TIME_NONE;
-      info.duration = GST_CLOCK_TIME_IS_VALID (e->duration) ?
+      info->seq = seq;
+      info->pts = GST_CLOCK_TIME_IS_VALID (e->pts) ? e->pts : MTCP_TIME_NONE;
+      info->dts = GST_CLOCK_TIME_IS_VALID (e->dts) ? e->dts : MTCP_TIME_NONE;
+      info->duration = GST_CLOCK_TIME_IS_VALID (e->duration) ?
           e->duration : MTCP_TIME_NONE;
-      info.flags = e->wire_flags;
-      info.payload_size = e->size;
+      info->flags = e->wire_flags;
+      info->payload_size = e->size;
       f->type = MTCP_FRAME_BUFFER;
+      /* the plain head until a connection writes its own */
       f->head_size = mtcp_write_buffer_head (f->head,
-          sizeof (f->head_inline), &info);
+          sizeof (f->head_inline), info);
       f->payload = gst_buffer_ref (e->buffer);
       break;
     }

@@ -22,6 +22,7 @@ typedef struct {
   gint64 accepted_us;
   MtcpFeedback feedback;
   gint64 feedback_us;           /* when the last FEEDBACK came, 0 = never */
+  gint64 report_us;             /* when the last REPORT was queued, 0 = never */
   guint32 echo_rtt_us;          /* from REPORT echoes */
   MtcpTcpInfo info;
   gchar *congestion;
@@ -87,7 +88,11 @@ struct _MtcpServer {
 
 static void server_close_conn (MtcpServer * server, ServerConn * sc,
     const gchar * why);
+/* what a connection takes at a time before it writes (dynamic scheduler) */
+#define PUMP_RUN_BYTES (32 * 1024)
+
 static void pump_session (MtcpServer * server, ServerSession * sess);
+static void send_report (MtcpServer * server, ServerConn * sc, gint64 now);
 static void reap (MtcpServer * server);
 
 MtcpServer *
@@ -235,10 +240,12 @@ conn_ready (MtcpServer * server, ServerConn * sc)
   return TRUE;
 }
 
+/* Queues @f on the connection, a REPORT that is due before it so that both
+ * ride in the same segments. Written by the next flush. */
 static void
-conn_give (MtcpServer * server, ServerConn * sc, MtcpOutFrame * f)
+conn_hand (MtcpServer * server, ServerConn * sc, MtcpOutFrame * f)
 {
-  MtcpIoResult r;
+  gint64 now = g_get_monotonic_time ();
 
   GST_LOG ("session %s: seq %" G_GUINT64_FORMAT " (%s) -> connection %u",
       sc->session->id_str, f->seq, mtcp_frame_type_name (f->type), sc->id);
@@ -246,11 +253,23 @@ conn_give (MtcpServer * server, ServerConn * sc, MtcpOutFrame * f)
     sc->session->eos_sent = TRUE;
     sc->session->eos_seq = f->seq;
   }
+  if (now - sc->report_us >= (gint64) server->config.report_interval_ms * 1000)
+    send_report (server, sc, now);
   mtcp_connection_queue (sc->conn, f);
+}
+
+static void
+conn_give (MtcpServer * server, ServerConn * sc, MtcpOutFrame * f)
+{
+  MtcpIoResult r;
+
+  conn_hand (server, sc, f);
   conn_flush (server, sc, &r);
 }
 
-/* DMP: each connection that can send takes frames until it would block. */
+/* DMP: each connection that can send takes frames until it would block.
+ * It takes them a run at a time and writes the run with one call, so a
+ * burst of small buffers (MPEG-TS) fills whole segments. */
 static void
 pump_dynamic (MtcpServer * server, ServerSession * sess)
 {
@@ -264,10 +283,20 @@ pump_dynamic (MtcpServer * server, ServerSession * sess)
         (first + k) % sess->conns->len);
 
     while (conn_ready (server, sc)) {
-      MtcpOutFrame *f = mtcp_send_queue_take (server->queue, sess->qs);
-      if (f == NULL)
+      gsize run = 0;
+      MtcpOutFrame *f = NULL;
+
+      while (run < PUMP_RUN_BYTES &&
+          (f = mtcp_send_queue_take (server->queue, sess->qs)) != NULL) {
+        run += mtcp_out_frame_size (f);
+        conn_hand (server, sc, f);
+      }
+      if (f == NULL) {
+        MtcpIoResult r;
+        if (run > 0)
+          conn_flush (server, sc, &r);
         return;
-      conn_give (server, sc, f);
+      }
       if (sc->session == NULL)
         break;                  /* closed while writing */
     }
@@ -554,6 +583,7 @@ admit (MtcpServer * server, ServerConn * sc, const MtcpHello * hello)
   sc->id = sess->next_conn_id++;
   g_ptr_array_add (sess->conns, sc);
   sc->conn->keep_sent = TRUE;
+  sc->conn->buffer_delta = (hello->flags & MTCP_HELLO_FLAG_BUFFER_DELTA) != 0;
   if (sess->orphaned_us) {
     GST_INFO ("session %s resumes after %" G_GINT64_FORMAT " ms without "
         "connections", sess->id_str,
@@ -567,8 +597,9 @@ admit (MtcpServer * server, ServerConn * sc, const MtcpHello * hello)
   welcome.max_frame = server->config.max_frame;
   mtcp_connection_queue (sc->conn, mtcp_out_frame_new_welcome (&welcome));
   GST_INFO ("connection %u from %s joins session %s (%u connections, "
-      "congestion control %s)", sc->id, sc->conn->peer, sess->id_str,
-      sess->conns->len, sc->congestion);
+      "congestion control %s, %s heads)", sc->id, sc->conn->peer,
+      sess->id_str, sess->conns->len, sc->congestion,
+      sc->conn->buffer_delta ? "delta" : "plain");
   pump_session (server, sess);
   return sc->session != NULL;
 }
@@ -742,6 +773,7 @@ handle_frames (MtcpServer * server, ServerConn * sc)
       case MTCP_FRAME_HELLO:
       case MTCP_FRAME_CAPS:
       case MTCP_FRAME_BUFFER:
+      case MTCP_FRAME_BUFFER_DELTA:
       case MTCP_FRAME_EOS:
       case MTCP_FRAME_SKIP:
         server->protocol_errors++;
@@ -910,6 +942,7 @@ send_report (MtcpServer * server, ServerConn * sc, gint64 now)
   rep.bytes_acked = sc->info.bytes_acked;
   rep.unsent_bytes = sc->conn->out_bytes + sc->info.notsent_bytes;
   mtcp_connection_queue (sc->conn, mtcp_out_frame_new_report (&rep));
+  sc->report_us = now;
 }
 
 static gboolean
@@ -942,7 +975,8 @@ on_tick (gpointer data)
       }
       continue;
     }
-    /* the receiver sends FEEDBACK every 100 ms: silence means a half-open
+    /* the receiver sends FEEDBACK on each connection every 500 ms at least:
+     * silence means a half-open
      * connection (a cable pulled, a NAT that forgot us); but first read
      * what waits, in case this thread was too busy writing to see it */
     if (server->config.idle_timeout_ms > 0 && !sc->retiring &&
@@ -957,7 +991,10 @@ on_tick (gpointer data)
           "connection presumed dead");
       continue;
     }
-    if (!sc->retiring)
+    /* one that carried no frame lately gets its REPORT alone, the tick
+     * after it was due */
+    if (!sc->retiring && now - sc->report_us >=
+        (gint64) server->config.report_interval_ms * 1500)
       send_report (server, sc, now);
   }
   for (l = server->sessions; l; l = l->next) {
@@ -1184,6 +1221,8 @@ conn_stats (ServerConn * sc)
       "peer", G_TYPE_STRING, sc->conn->peer,
       "bytes-sent", G_TYPE_UINT64, sc->conn->bytes_sent,
       "frames-sent", G_TYPE_UINT64, sc->conn->frames_sent,
+      "bytes-received", G_TYPE_UINT64, sc->conn->bytes_received,
+      "frames-received", G_TYPE_UINT64, sc->conn->frames_received,
       "bytes-queued", G_TYPE_UINT64, (guint64) sc->conn->out_bytes,
       "rtt", G_TYPE_UINT, sc->info.rtt_us,
       "rttvar", G_TYPE_UINT, sc->info.rttvar_us,

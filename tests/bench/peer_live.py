@@ -28,7 +28,9 @@ def sender_desc(system, peer, port, kbps, budget_ms):
              "key-int-max=30 speed-preset=ultrafast ! h264parse ! "
              "mpegtsmux alignment=7 ! ")
     if system.startswith("multitcp"):
-        return video + f"multitcpsink host={peer} port={port}"
+        # sync=false like the peers below: the muxer's packets leave as it
+        # makes them, not paced by their timestamps one at a time
+        return video + f"multitcpsink host={peer} port={port} sync=false"
     if system == "tcp":
         return video + f"tcpserversink host={peer} port={port} sync=false"
     if system == "srt":

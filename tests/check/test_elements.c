@@ -125,6 +125,32 @@ stats_uint (GstElement * e, const gchar * field)
   return v;
 }
 
+/* A field of the sink's connections, summed over every session. */
+static guint64
+sink_connections_sum (GstElement * sink, const gchar * field)
+{
+  GstStructure *s = NULL;
+  const GValue *sessions;
+  guint i, j;
+  guint64 sum = 0;
+
+  g_object_get (sink, "stats", &s, NULL);
+  sessions = gst_structure_get_value (s, "sessions");
+  for (i = 0; sessions && i < gst_value_array_get_size (sessions); i++) {
+    const GValue *conns =
+        gst_structure_get_value (gst_value_get_structure
+        (gst_value_array_get_value (sessions, i)), "connections");
+    for (j = 0; conns && j < gst_value_array_get_size (conns); j++) {
+      guint64 v = 0;
+      gst_structure_get_uint64 (gst_value_get_structure
+          (gst_value_array_get_value (conns, j)), field, &v);
+      sum += v;
+    }
+  }
+  gst_structure_free (s);
+  return sum;
+}
+
 /* Connections the sink has in its sessions, summed. */
 static guint
 sink_connections (GstElement * sink)
@@ -1397,6 +1423,105 @@ GST_START_TEST (test_connection_flood_bounded)
 
 GST_END_TEST;
 
+/* ---- what the protocol costs on the wire ---- */
+
+#define TS_BUFFERS 3000
+#define TS_SIZE 1316            /* 7 MPEG-TS packets, what muxers send */
+#define TS_PER_FRAME 25
+
+/* MPEG-TS in 1316-byte units, 25 to a video frame with one timestamp: the
+ * sink sends each as BUFFER_DELTA, a few bytes of head instead of 48. */
+GST_START_TEST (test_small_buffers_cost_a_small_head)
+{
+  Sender *s = sender_new (NULL);
+  Receiver *r = receiver_new (sender_port (s), 4, 5000);
+  GstCaps *caps = gst_caps_new_empty_simple ("video/mpegts");
+  guint64 sent, overhead;
+  guint i;
+
+  wait_for_connections (s->sink, 4);
+  gst_app_src_set_caps (GST_APP_SRC (s->appsrc), caps);
+  gst_caps_unref (caps);
+  for (i = 0; i < TS_BUFFERS; i++) {
+    GstBuffer *buf = gst_buffer_new_allocate (NULL, TS_SIZE, NULL);
+    gst_buffer_memset (buf, 0, (guint8) i, TS_SIZE);
+    GST_BUFFER_PTS (buf) = GST_BUFFER_DTS (buf) =
+        (i / TS_PER_FRAME) * 33 * GST_MSECOND;
+    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (s->appsrc),
+            buf), GST_FLOW_OK);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (s->appsrc));
+  for (i = 0; i < TS_BUFFERS; i++) {
+    GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK
+        (r->appsink), WAIT_TIMEOUT);
+    GstBuffer *got;
+    guint8 first;
+
+    fail_unless (sample != NULL, "buffer %u missing", i);
+    got = gst_sample_get_buffer (sample);
+    fail_unless_equals_int (gst_buffer_get_size (got), TS_SIZE);
+    gst_buffer_extract (got, TS_SIZE - 1, &first, 1);
+    fail_unless (first == (guint8) i, "buffer %u holds %u (pts %"
+        GST_TIME_FORMAT ", flags 0x%x)", i, first,
+        GST_TIME_ARGS (GST_BUFFER_PTS (got)), GST_BUFFER_FLAGS (got));
+    gst_sample_unref (sample);
+  }
+  sent = sink_connections_sum (s->sink, "bytes-sent");
+  overhead = sent - (guint64) TS_BUFFERS * TS_SIZE;
+  GST_INFO ("%" G_GUINT64_FORMAT " bytes sent for %u x %u: %.1f a buffer",
+      sent, TS_BUFFERS, TS_SIZE, (gdouble) overhead / TS_BUFFERS);
+  /* heads of 14 bytes, plus REPORTs, WELCOME and CAPS spread over them; a
+   * 48-byte BUFFER head alone would be 48 */
+  fail_unless (overhead < 20 * TS_BUFFERS, "%" G_GUINT64_FORMAT " bytes of "
+      "overhead for %u buffers", overhead, TS_BUFFERS);
+  receiver_free (r);
+  sender_free (s);
+}
+
+GST_END_TEST;
+
+/* The acknowledgement is the session's: FEEDBACK goes out on one
+ * connection a tick, and on each at least every 500 ms (keepalive). */
+GST_START_TEST (test_feedback_rotates_over_connections)
+{
+  Sender *s = sender_new (NULL);
+  Receiver *r = receiver_new (sender_port (s), 8, 5000);
+  guint64 before, after;
+  GstStructure *st = NULL;
+  const GValue *sessions, *conns;
+  guint j;
+
+  wait_for_connections (s->sink, 8);
+  g_usleep (G_USEC_PER_SEC);
+  before = sink_connections_sum (s->sink, "frames-received");
+  g_usleep (3 * G_USEC_PER_SEC);
+  after = sink_connections_sum (s->sink, "frames-received");
+  GST_INFO ("%" G_GUINT64_FORMAT " frames from the receiver in 3 s over 8 "
+      "connections", after - before);
+  /* every connection every 100 ms would be 240 */
+  fail_unless (after - before < 120, "%" G_GUINT64_FORMAT " frames",
+      after - before);
+  /* and each connection is heard from: none is taken for dead */
+  g_object_get (s->sink, "stats", &st, NULL);
+  sessions = gst_structure_get_value (st, "sessions");
+  conns = gst_structure_get_value (gst_value_get_structure
+      (gst_value_array_get_value (sessions, 0)), "connections");
+  fail_unless_equals_int (gst_value_array_get_size (conns), 8);
+  for (j = 0; j < 8; j++) {
+    guint64 frames = 0;
+    gst_structure_get_uint64 (gst_value_get_structure
+        (gst_value_array_get_value (conns, j)), "frames-received", &frames);
+    /* HELLO and a FEEDBACK every 500 ms for 4 s */
+    fail_unless (frames >= 5, "connection %u: %" G_GUINT64_FORMAT
+        " frames", j, frames);
+  }
+  gst_structure_free (st);
+  receiver_free (r);
+  sender_free (s);
+}
+
+GST_END_TEST;
+
 /* ---- clock drift ---- */
 
 #define DRIFT_PPM 8000          /* 240 ms in 30 s: 200 ppm for 20 min */
@@ -1927,6 +2052,8 @@ elements_suite (void)
   tcase_add_test (tc, test_connection_count_change_loses_nothing);
   tcase_add_test (tc, test_half_open_connection_is_found);
   tcase_add_test (tc, test_connection_flood_bounded);
+  tcase_add_test (tc, test_small_buffers_cost_a_small_head);
+  tcase_add_test (tc, test_feedback_rotates_over_connections);
   tcase_add_test (tc, test_clock_drift_followed);
   tcase_add_test (tc, test_passphrase);
   tcase_add_test (tc, test_local_addresses_spread_connections);

@@ -147,6 +147,109 @@ GST_START_TEST (test_buffer_layout_and_roundtrip)
 
 GST_END_TEST;
 
+/* A run of buffers as one connection carries them: TS packets of one
+ * frame (same times), a new frame, a frame without times, a buffer handed
+ * over from a dead connection (seq going back), a key unit. */
+GST_START_TEST (test_buffer_delta_roundtrip)
+{
+  static const MtcpBufferInfo run[] = {
+    {0, 0, 0, 33333333, MTCP_BUF_HEADER, 1316},
+    {1, 0, 0, 33333333, MTCP_BUF_DELTA, 1316},
+    {2, 0, 0, 33333333, MTCP_BUF_DELTA, 1316},
+    {7, 33333333, 33333333, 33333333, MTCP_BUF_DELTA, 1316},
+    {8, MTCP_TIME_NONE, MTCP_TIME_NONE, MTCP_TIME_NONE, 0, 0},
+    {5, 1000000000000ull, 999966666667ull, 33333333, 0, 188},
+    {9, 66666666, 66666666, 33333333, MTCP_BUF_DISCONT | MTCP_BUF_RESYNC, 1},
+    {G_MAXUINT64 - 1, G_MAXUINT64 - 1, 0, 0, G_MAXUINT32, 2},
+  };
+  MtcpBufferDeltaState out = { 0, }, in = { 0, };
+  guint8 frame[MTCP_BUFFER_DELTA_HEAD_MAX + 2000];
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (run); i++) {
+    MtcpBufferInfo back;
+    MtcpFrameHeader hdr;
+    const guint8 *payload;
+    gchar *err = NULL;
+    gsize head = mtcp_write_buffer_delta_head (frame, sizeof (frame), &run[i],
+        &out);
+
+    fail_unless (head > MTCP_HEADER_SIZE && head <= MTCP_BUFFER_DELTA_HEAD_MAX);
+    memset (frame + head, 0xa5, run[i].payload_size);
+    fail_unless_equals_int (mtcp_parse_header (frame, head, G_MAXUINT32, &hdr,
+            NULL), MTCP_PARSE_OK);
+    fail_unless_equals_int (hdr.type, MTCP_FRAME_BUFFER_DELTA);
+    fail_unless_equals_int (hdr.length, head - MTCP_HEADER_SIZE +
+        run[i].payload_size);
+    fail_unless (mtcp_parse_buffer_delta (frame + MTCP_HEADER_SIZE,
+            hdr.length, &in, &back, &payload, &err), "%u: %s", i, err);
+    fail_unless_equals_uint64 (back.seq, run[i].seq);
+    fail_unless_equals_uint64 (back.pts, run[i].pts);
+    fail_unless_equals_uint64 (back.dts, run[i].dts);
+    fail_unless_equals_uint64 (back.duration, run[i].duration);
+    fail_unless_equals_uint64 (back.flags, run[i].flags);
+    fail_unless_equals_uint64 (back.payload_size, run[i].payload_size);
+    fail_unless (payload == frame + head);
+    /* the point of it: a TS packet of the frame before costs a few bytes */
+    if (i == 1 || i == 2)
+      fail_unless_equals_int (head, MTCP_HEADER_SIZE + 6);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_buffer_delta_malformed)
+{
+  MtcpBufferDeltaState state = { 10, 5, 5, 5 }, before;
+  MtcpBufferInfo info;
+  const guint8 *payload;
+  gchar *err = NULL;
+  /* mask, seq 0 from 10 (zigzag of -10 = 19), flags 0 */
+  guint8 good[] = { 0x00, 19, 0x00 };
+  guint8 unknown_mask[] = { 0x08, 0x00, 0x00 };
+  guint8 cut[] = { 0x01, 0x00, 0x80 };
+  guint8 overlong[] = { 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+    0xff, 0x7f, 0x00
+  };
+  /* pts 5 + zigzag(2^64 - 6) is all ones: "no time" in disguise */
+  guint8 none_time[16] = { 0x01, 0x00 };
+  gsize n = 2;
+  guint64 z = 11;               /* zigzag of -6: 5 - 6 is all ones */
+
+  while (z >= 0x80) {
+    none_time[n++] = (guint8) (z | 0x80);
+    z >>= 7;
+  }
+  none_time[n++] = (guint8) z;
+  none_time[n++] = 0;
+
+  before = state;
+  fail_unless (mtcp_parse_buffer_delta (good, sizeof (good), &state, &info,
+          &payload, &err));
+  fail_unless_equals_uint64 (info.seq, 0);
+  fail_unless_equals_uint64 (info.pts, MTCP_TIME_NONE);
+  fail_unless_equals_uint64 (info.payload_size, 0);
+  fail_unless_equals_uint64 (state.next_seq, 1);
+  fail_unless_equals_uint64 (state.pts, 5);     /* no pts: kept */
+
+  state = before;
+#define REJECT_DELTA(bytes, len) G_STMT_START {                              \
+    fail_if (mtcp_parse_buffer_delta (bytes, len, &state, &info, &payload,   \
+            &err));                                                          \
+    fail_unless (err != NULL);                                               \
+    g_clear_pointer (&err, g_free);                                          \
+    fail_unless (memcmp (&state, &before, sizeof (state)) == 0);             \
+  } G_STMT_END
+  REJECT_DELTA (good, 2);
+  REJECT_DELTA (unknown_mask, sizeof (unknown_mask));
+  REJECT_DELTA (cut, sizeof (cut));
+  REJECT_DELTA (overlong, sizeof (overlong));
+  REJECT_DELTA (none_time, n);
+#undef REJECT_DELTA
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_control_frames_roundtrip)
 {
   guint8 out[512];
@@ -403,6 +506,8 @@ protocol_suite (void)
   tcase_add_test (tc, test_hello_layout);
   tcase_add_test (tc, test_hello_wrong_magic_and_version);
   tcase_add_test (tc, test_buffer_layout_and_roundtrip);
+  tcase_add_test (tc, test_buffer_delta_roundtrip);
+  tcase_add_test (tc, test_buffer_delta_malformed);
   tcase_add_test (tc, test_control_frames_roundtrip);
   tcase_add_test (tc, test_header_limits);
   tcase_add_test (tc, test_reader_reassembles_any_chunking);

@@ -17,7 +17,8 @@ LLVMFuzzerInitialize (int *argc, char ***argv)
 }
 
 static void
-parse_body (const MtcpFrameHeader * hdr, const guint8 * body)
+parse_body (const MtcpFrameHeader * hdr, const guint8 * body,
+    MtcpBufferDeltaState * delta)
 {
   gchar *err = NULL, *caps = NULL;
   guint64 seq;
@@ -45,6 +46,14 @@ parse_body (const MtcpFrameHeader * hdr, const guint8 * body)
       ok = mtcp_parse_buffer (body, hdr->length, &info, &payload, &err);
       if (ok && info.payload_size > 0) {
         /* touch both ends of the payload: ASan checks the bounds */
+        volatile guint8 x = payload[0] ^ payload[info.payload_size - 1];
+        (void) x;
+      }
+      break;
+    case MTCP_FRAME_BUFFER_DELTA:
+      ok = mtcp_parse_buffer_delta (body, hdr->length, delta, &info, &payload,
+          &err);
+      if (ok && info.payload_size > 0) {
         volatile guint8 x = payload[0] ^ payload[info.payload_size - 1];
         (void) x;
       }
@@ -77,6 +86,7 @@ int
 LLVMFuzzerTestOneInput (const guint8 * data, size_t size)
 {
   MtcpFrameReader *reader;
+  MtcpBufferDeltaState delta = { 0, };
   size_t off = 1, chunk;
 
   if (size < 1)
@@ -98,7 +108,7 @@ LLVMFuzzerTestOneInput (const guint8 * data, size_t size)
     off += n;
     while ((r = mtcp_frame_reader_next (reader, &hdr, &body, &err)) ==
         MTCP_PARSE_OK)
-      parse_body (&hdr, body);
+      parse_body (&hdr, body, &delta);
     g_free (err);
     if (r == MTCP_PARSE_ERROR)
       break;                    /* the connection would be closed here */

@@ -12,6 +12,18 @@ def frame(t, body):
     return struct.pack(">BBHI", t, 0, 0, len(body)) + body
 
 
+def varint(v):
+    out = b""
+    while v >= 0x80:
+        out += bytes([(v & 0x7F) | 0x80])
+        v >>= 7
+    return out + bytes([v])
+
+
+def zigzag(d):
+    return varint((d << 1) ^ (d >> 63) & (2**64 - 1))
+
+
 sid = bytes(range(16))
 frames = {
     "hello": frame(0x01, struct.pack(">IHBB", 0x4D544350, 1, 1, 0) + sid),
@@ -21,6 +33,10 @@ frames = {
     "caps": frame(0x10, struct.pack(">Q", 0) + b"video/x-h264, width=(int)320"),
     "buffer": frame(0x11, struct.pack(">QQQQII", 1, 10**9, 10**9, 33333333,
                                       1, 5) + b"hello"),
+    # seq 1, pts and dts 1 s, duration 33 ms, flags DELTA, against zeros
+    "buffer_delta": frame(0x14, bytes([7]) + zigzag(1) + zigzag(10**9) +
+                          zigzag(10**9) + zigzag(33333333) + varint(1) +
+                          b"hello"),
     "eos": frame(0x12, struct.pack(">Q", 9)),
     "skip": frame(0x13, struct.pack(">QQ", 3, 7)),
     "report": frame(0x20, struct.pack(">QQQIIIIIIQQ", 1, 800000, 0, 20000,
