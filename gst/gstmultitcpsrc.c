@@ -767,7 +767,7 @@ gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
   g_object_class_install_property (gobject_class, PROP_IDLE_TIMEOUT,
       g_param_spec_uint ("idle-timeout", "Idle timeout",
           "Milliseconds without anything from the sink on a connection (it "
-          "sends a report every 200 ms) before it is taken for dead and "
+          "sends a report every 400 ms at least) before it is taken for dead and "
           "replaced (0 = never)", 0, G_MAXINT, DEFAULT_IDLE_TIMEOUT,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_RETRY,

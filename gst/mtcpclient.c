@@ -1373,7 +1373,8 @@ on_tick (gpointer data)
     next = l->next;
     if (cc->state != CONN_READY)
       continue;
-    /* the sink sends REPORT every 200 ms: silence means a half-open one */
+    /* the sink sends REPORT every 400 ms at least: silence means a
+     * half-open one */
     if (client->config.idle_timeout_ms > 0 && now - MAX (cc->heard_us,
             cc->conn->created_us) > (gint64) client->config.idle_timeout_ms *
         1000) {

@@ -86,11 +86,11 @@ struct _MtcpServer {
   guint64 rejected_unwarned;
 };
 
-static void server_close_conn (MtcpServer * server, ServerConn * sc,
-    const gchar * why);
 /* what a connection takes at a time before it writes (dynamic scheduler) */
 #define PUMP_RUN_BYTES (32 * 1024)
 
+static void server_close_conn (MtcpServer * server, ServerConn * sc,
+    const gchar * why);
 static void pump_session (MtcpServer * server, ServerSession * sess);
 static void send_report (MtcpServer * server, ServerConn * sc, gint64 now);
 static void reap (MtcpServer * server);
@@ -267,9 +267,8 @@ conn_give (MtcpServer * server, ServerConn * sc, MtcpOutFrame * f)
   conn_flush (server, sc, &r);
 }
 
-/* DMP: each connection that can send takes frames until it would block.
- * It takes them a run at a time and writes the run with one call, so a
- * burst of small buffers (MPEG-TS) fills whole segments. */
+/* DMP: each connection that can send takes frames until it would block,
+ * a run at a time, written with one call (with the REPORT that was due). */
 static void
 pump_dynamic (MtcpServer * server, ServerSession * sess)
 {
@@ -976,9 +975,9 @@ on_tick (gpointer data)
       continue;
     }
     /* the receiver sends FEEDBACK on each connection every 500 ms at least:
-     * silence means a half-open
-     * connection (a cable pulled, a NAT that forgot us); but first read
-     * what waits, in case this thread was too busy writing to see it */
+     * silence means a half-open connection (a cable pulled, a NAT that
+     * forgot us); but first read what waits, in case this thread was too
+     * busy writing to see it */
     if (server->config.idle_timeout_ms > 0 && !sc->retiring &&
         now - MAX (sc->feedback_us, sc->accepted_us) >
         (gint64) server->config.idle_timeout_ms * 1000 &&

@@ -11,11 +11,11 @@ x264 CBR video in MPEG-TS (tests/bench/peer_live.py).
 A cell is RTT x random loss x stream bitrate x latency budget on a 50 Mbit/s
 link (queue of one bandwidth-delay product, at least 100 packets); `--grid
 full` is the issue's 3x3x3x3 grid, `--grid issue` (default) the cells that
-carry its targets plus one change along each axis, a Gilbert-Elliott cell
-and a time-varying-rate cell. Per run, at the receiver: frames late or lost
-(a frame is on time when it arrives by first arrival + its PTS distance +
-the budget; lost when its PTS never arrives), stalls and stall time of a
-player that waits for late frames, delivered bitrate, bytes on the wire
+carry its targets plus one change along each axis, a Gilbert-Elliott cell,
+a time-varying-rate cell and a two-path cell. Per run, at the receiver:
+frames late or lost (a frame is on time when it arrives by first arrival +
+its PTS distance + the budget; lost when its PTS never arrives), stalls and
+stall time of a player that waits for late frames, delivered bitrate, bytes on the wire
 (both directions, from netsim) per TS byte delivered, CPU seconds per GB
 (sender + receiver). Results: results/compare/*.json, a table and a plot
 in docs/benchmarks.md and docs/bench/.
@@ -44,11 +44,25 @@ def link_spec(rtt_ms, loss, extra=""):
     return f"{ab}/{ba}"
 
 
+# the two paths of the multipath cell: the receiver has an address on each
+MULTIPATH_LINKS = ("rate=6mbit,delay=10ms,queue=60p",
+                   "rate=3mbit,delay=40ms,queue=60p")
+
+
 def inner(args):
     """Inside netsim: sender in A, receiver in B, wait, collect."""
     ns_a, ns_b = os.environ["NETSIM_NS_A"], os.environ["NETSIM_NS_B"]
     addr_a, addr_b = os.environ["NETSIM_ADDR_A"], os.environ["NETSIM_ADDR_B"]
     system = args.system
+    if args.kind == "multipath":
+        b0, b1 = os.environ["NETSIM_ADDR_B0"], os.environ["NETSIM_ADDR_B1"]
+        # from B's second address, A's first is reached over path 1
+        subprocess.run(["ip", "netns", "exec", ns_b, "sh", "-ec",
+                        f"ip rule add from {b1} table 101; ip route add "
+                        f"{addr_a} dev nsb1 table 101"], check=True)
+        # multitcp spreads its connections over both addresses, RIST bonds
+        # both paths; one TCP connection and SRT take path 0, the better
+        os.environ["BENCH_PATHS"] = f"{b0},{b1}"
     # RIST pushes to the receiver; the others listen at the sender
     peer_tx = addr_b if system == "rist" else addr_a
     common = [system, None, "5600", str(args.kbps), None, str(args.budget)]
@@ -136,6 +150,10 @@ def run_cell(args, cell, system, cc):
     link = link_spec(rtt, loss, extra)
     cmd = [args.netsim, "--stats", out + ".netsim.json", "--cc", cc,
            "--link", link]
+    if kind == "multipath":
+        cmd = [args.netsim, "--stats", out + ".netsim.json", "--cc", cc]
+        for spec in MULTIPATH_LINKS:
+            cmd += ["--link", spec]
     if kind == "trace":
         # the rate steps 50 -> 12 -> 30 -> 8 -> 50 Mbit/s, 8 s each
         sched = out + ".schedule"
@@ -145,6 +163,7 @@ def run_cell(args, cell, system, cc):
         cmd += ["--schedule", sched]
     cmd += ["--", "/usr/bin/python3", os.path.abspath(__file__), "--inner",
             "--system", system, "--kbps", str(kbps), "--budget", str(budget),
+            "--kind", kind,
             "--seconds", str(args.seconds), "--out", out]
     env = dict(os.environ, GST_PLUGIN_PATH=os.path.join(args.build, "gst"))
     subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL,
@@ -166,6 +185,10 @@ def run_cell(args, cell, system, cc):
     return res
 
 
+# path 0's RTT; 7 Mbit/s is more than either path carries alone
+MULTIPATH_CELL = (20, 0, 7000, 1000, "multipath")
+
+
 def cells(grid):
     if grid == "full":
         return [(r, l, k, b, "") for r, l, k, b in itertools.product(
@@ -177,7 +200,7 @@ def cells(grid):
             (200, 0.01, 8000, 1000, ""), (100, 0.01, 2000, 1000, ""),
             (100, 0.01, 20000, 1000, ""), (100, 0.01, 8000, 500, ""),
             (100, 0.01, 8000, 2000, ""), (100, 0, 8000, 1000, "ge"),
-            (100, 0, 8000, 1000, "trace")]
+            (100, 0, 8000, 1000, "trace"), MULTIPATH_CELL]
 
 
 def write_docs(args, results):
@@ -203,7 +226,14 @@ def write_docs(args, results):
              "for a late frame; wire/byte: IP bytes both ways over TS bytes "
              "delivered; CPU: sender + receiver seconds per GB delivered. "
              "ge: Gilbert-Elliott loss (bursty); trace: the rate steps 50, "
-             "12, 30, 8, 50 Mbit/s every 8 s.", "",
+             "12, 30, 8, 50 Mbit/s every 8 s; multipath: two paths between "
+             "the same hosts, 6 Mbit/s with 20 ms RTT and 3 Mbit/s with 80 "
+             "ms, no random loss, a 7 Mbit/s stream (more than either path): "
+             "multitcp spreads its connections over the receiver's address "
+             "on each (`local-addresses`), RIST bonds both "
+             "(`bonding-addresses`, `bonding-method=round-robin`), one TCP "
+             "connection and SRT take path 0. The multitcp sender runs "
+             "sync=false like the others.", "",
              "| TCP | RTT ms | loss | Mbit/s | budget ms | system | late or "
              "lost | stalls (s) | delivered Mbit/s | wire/byte | CPU s/GB | "
              "note |",
@@ -271,6 +301,7 @@ def main():
     ap.add_argument("--system")
     ap.add_argument("--kbps", type=int)
     ap.add_argument("--budget", type=int)
+    ap.add_argument("--kind", default="")
     ap.add_argument("--out")
     ap.add_argument("--seconds", type=float, default=40)
     ap.add_argument("--grid", choices=["issue", "full"], default="issue")

@@ -13,12 +13,19 @@ arrival time (CLOCK_MONOTONIC) and PTS, the TS bytes its source delivered,
 and its own CPU time; the sender records its CPU time. Each writes OUT.json.
 """
 import json
+import os
 import sys
 import time
 
 import gi
 gi.require_version("Gst", "1.0")
 from gi.repository import GLib, Gst  # noqa: E402
+
+
+def bonding(paths, port):
+    """RIST over the two paths of the multipath cell (BENCH_PATHS)."""
+    return "bonding-addresses=" + ",".join(f"{a}:{port}"
+                                           for a in paths.split(","))
 
 
 def sender_desc(system, peer, port, kbps, budget_ms):
@@ -40,8 +47,11 @@ def sender_desc(system, peer, port, kbps, budget_ms):
                         f"latency={budget_ms} wait-for-connection=false "
                         "sync=false")
     if system == "rist":
+        paths = os.environ.get("BENCH_PATHS")
+        to = (bonding(paths, port) + " bonding-method=round-robin" if paths
+              else f"address={peer} port={port}")
         return video + ("rtpmp2tpay ! "
-                        f"ristsink address={peer} port={port} "
+                        f"ristsink {to} "
                         f"sender-buffer={max(budget_ms, 1200)}")
     raise SystemExit(f"unknown system {system}")
 
@@ -61,6 +71,8 @@ def receiver_desc(system, peer, port, budget_ms):
                      "max-connections=32")
         else:
             opts += f"connections={n}"
+        if os.environ.get("BENCH_PATHS"):
+            opts += f" local-addresses={os.environ['BENCH_PATHS']}"
         return (f"multitcpsrc name=src host={peer} port={port} {opts}"
                 + tail)
     if system == "tcp":
@@ -69,8 +81,9 @@ def receiver_desc(system, peer, port, budget_ms):
         return (f"srtsrc name=src uri=srt://{peer}:{port}?mode=caller "
                 f"latency={budget_ms}" + tail)
     if system == "rist":
-        return ("ristsrc name=src address=0.0.0.0 "
-                f"port={port} receiver-buffer={budget_ms} ! "
+        paths = os.environ.get("BENCH_PATHS")
+        at = (bonding(paths, port) if paths else f"address=0.0.0.0 port={port}")
+        return (f"ristsrc name=src {at} receiver-buffer={budget_ms} ! "
                 "application/x-rtp,media=video,clock-rate=90000,"
                 "encoding-name=MP2T ! rtpmp2tdepay" + tail)
     raise SystemExit(f"unknown system {system}")
