@@ -957,6 +957,16 @@ apply_connection_count (MtcpClient * client)
   }
 }
 
+/* The fewest connections a controller may choose: min-connections, and one
+ * for each local address, or a path would go unused (ParS's model, MULTFRC
+ * and Alg. 2 all see the paths as one). */
+static guint
+fewest_connections (MtcpClient * client)
+{
+  return MAX (MAX (client->config.control.min_connections, 1),
+      client->locals ? client->locals->len : 1);
+}
+
 static gboolean
 open_more_connections (gpointer data)
 {
@@ -966,8 +976,8 @@ open_more_connections (gpointer data)
   /* connections=0: MultiTCP's default of 5 until ParS's model has RTT and
    * loss to work with */
   client->wanted = client->config.connections ? client->config.connections :
-      CLAMP (PARS_START_CONNECTIONS, MAX (client->config.control.
-              min_connections, 1), client->config.control.max_connections);
+      CLAMP (PARS_START_CONNECTIONS, fewest_connections (client),
+      client->config.control.max_connections);
   apply_connection_count (client);
   g_mutex_unlock (&client->lock);
   return G_SOURCE_REMOVE;
@@ -1120,7 +1130,7 @@ rtt_control_tick (MtcpClient * client, gint64 now, gdouble rtt)
     return;
   if (!client->multfrc_started) {
     MtcpMultfrcParams mp = { c->iiad_alpha, c->iiad_beta, c->iiad_gamma,
-      c->iiad_reports, c->min_connections, c->max_connections
+      c->iiad_reports, fewest_connections (client), c->max_connections
     };
     mtcp_multfrc_init (&client->multfrc, &mp,
         MAX (count_conns (client, TRUE), 1));
@@ -1192,7 +1202,7 @@ controller_tick (MtcpClient * client, gint64 now)
         if (segments < PARS_MIN_SEGMENTS)
           break;
         client->wanted = mtcp_pars_connections (client->target_Bps * 8, rtt,
-            loss, mss, MTCP_PARS_PHI_RENO, MAX (c->min_connections, 1),
+            loss, mss, MTCP_PARS_PHI_RENO, fewest_connections (client),
             c->max_connections);
         client->pars_done = TRUE;
         g_snprintf (client->conn_reason, sizeof (client->conn_reason),
@@ -1208,7 +1218,7 @@ controller_tick (MtcpClient * client, gint64 now)
           client->window.measured < 0 ? sample : client->window.measured,
           client->target_Bps);
       client->wanted = CLAMP ((gint) count_conns (client, FALSE) + d,
-          (gint) MAX (c->min_connections, 1), (gint) c->max_connections);
+          (gint) fewest_connections (client), (gint) c->max_connections);
       g_strlcpy (client->conn_reason, client->conn_control.reason,
           sizeof (client->conn_reason));
       break;

@@ -465,6 +465,48 @@ mtcp_connection_ack (MtcpConnection * conn, guint64 seq)
     mtcp_out_frame_free (g_queue_pop_head (&conn->sent));
 }
 
+static MtcpOutFrame *
+find_in (GQueue * queue, guint64 seq)
+{
+  GList *l;
+
+  for (l = queue->head; l; l = l->next) {
+    MtcpOutFrame *f = l->data;
+    if (mtcp_frame_is_sequenced (f->type) && f->seq == seq)
+      return f;
+  }
+  return NULL;
+}
+
+gboolean
+mtcp_connection_holds_frame (MtcpConnection * conn, guint64 seq)
+{
+  return find_in (&conn->sent, seq) || find_in (&conn->out, seq);
+}
+
+MtcpOutFrame *
+mtcp_connection_copy_frame (MtcpConnection * conn, guint64 seq)
+{
+  MtcpOutFrame *f = find_in (&conn->sent, seq), *copy;
+
+  if (f == NULL)
+    f = find_in (&conn->out, seq);
+  if (f == NULL)
+    return NULL;
+  copy = mtcp_out_frame_new ();
+  copy->type = f->type;
+  copy->seq = f->seq;
+  copy->info = f->info;
+  copy->resend = TRUE;
+  if (f->payload)
+    copy->payload = gst_buffer_ref (f->payload);
+  /* a BUFFER's head is written again by the connection that queues it */
+  copy->head_size = f->head_size;
+  memcpy (mtcp_out_frame_alloc_head (copy, f->head_size), f->head,
+      f->head_size);
+  return copy;
+}
+
 GList *
 mtcp_connection_take_unacked (MtcpConnection * conn)
 {

@@ -126,6 +126,12 @@ void mtcp_connection_ack (MtcpConnection * conn, guint64 seq);
  * acknowledged (sent or not), oldest first; the connection keeps none. */
 GList *mtcp_connection_take_unacked (MtcpConnection * conn);
 
+gboolean mtcp_connection_holds_frame (MtcpConnection * conn, guint64 seq);
+/* A copy of sequenced frame @seq if this connection holds it (written and
+ * not acknowledged, or queued), else NULL. */
+MtcpOutFrame *mtcp_connection_copy_frame (MtcpConnection * conn,
+    guint64 seq);
+
 /* Write what is queued until done or the socket would block. */
 MtcpIoResult mtcp_connection_flush (MtcpConnection * conn, GError ** error);
 /* No queued output and the kernel will take more (honours NOTSENT_LOWAT). */

@@ -286,6 +286,11 @@ advance (MtcpReorder * reorder, guint64 count)
   reorder->head = (reorder->head + count) & (reorder->capacity - 1);
   reorder->next_seq += count;
   reorder->discont_pending = TRUE;
+  /* the run now starts at the new head: what the receiver acknowledges */
+  reorder->run = 0;
+  while (reorder->run < reorder->capacity &&
+      slot_at (reorder, reorder->run)->item != NULL)
+    reorder->run++;
 }
 
 /* Lowest held seq after releasing the head item. */

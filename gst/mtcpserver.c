@@ -23,6 +23,7 @@ typedef struct {
   MtcpFeedback feedback;
   gint64 feedback_us;           /* when the last FEEDBACK came, 0 = never */
   gint64 report_us;             /* when the last REPORT was queued, 0 = never */
+  guint32 lowat;                /* TCP_NOTSENT_LOWAT in force, 0 = not set */
   guint32 echo_rtt_us;          /* from REPORT echoes */
   MtcpTcpInfo info;
   gchar *congestion;
@@ -49,6 +50,10 @@ struct _ServerSession {
   gboolean eos_sent;
   guint64 eos_seq;
   guint64 acked;                /* highest in-order seq the receiver has, or NONE */
+  gint64 acked_us;              /* when that last moved */
+  guint64 hedged_seq;           /* the last frame sent again on a second */
+  gint64 hedged_us;             /* connection because it was stuck, and when */
+  guint64 frames_hedged;
 };
 
 struct _MtcpServer {
@@ -86,6 +91,11 @@ struct _MtcpServer {
   guint64 rejected_unwarned;
 };
 
+/* a frame the receiver waits for goes out again on another connection after
+ * this long, or two RTTs of the connection that holds it if longer */
+#define HEDGE_MIN_WAIT_US (200 * G_TIME_SPAN_MILLISECOND)
+/* the least unsent data a connection may hold (notsent-lowat is the most) */
+#define LOWAT_MIN (16 * 1024)
 /* what a connection takes at a time before it writes (dynamic scheduler) */
 #define PUMP_RUN_BYTES (32 * 1024)
 
@@ -172,6 +182,8 @@ session_new (MtcpServer * server)
   sess->retiring = g_ptr_array_new ();
   sess->created_us = g_get_monotonic_time ();
   sess->acked = MTCP_TIME_NONE;
+  sess->acked_us = sess->created_us;
+  sess->hedged_seq = MTCP_TIME_NONE;
   server->sessions = g_list_append (server->sessions, sess);
   GST_INFO ("new session %s", sess->id_str);
   return sess;
@@ -512,9 +524,9 @@ apply_socket_options (MtcpServer * server, ServerConn * sc)
   GError *err = NULL;
 
   mtcp_tcp_set_nodelay (sc->conn->socket, TRUE);
-  if (server->config.notsent_lowat > 0)
-    mtcp_tcp_set_notsent_lowat (sc->conn->socket,
-        server->config.notsent_lowat);
+  if (server->config.notsent_lowat > 0 && mtcp_tcp_set_notsent_lowat
+      (sc->conn->socket, server->config.notsent_lowat))
+    sc->lowat = server->config.notsent_lowat;
   if (!mtcp_tcp_set_congestion (sc->conn->socket,
           server->config.congestion_control, &err)) {
     server_warn (server, "%s", err->message);
@@ -660,6 +672,65 @@ handle_auth (MtcpServer * server, ServerConn * sc, const guint8 * body,
   return admit (server, sc, &sc->hello);
 }
 
+/* The connection of @sess that holds @seq, active or retiring. */
+static ServerConn *
+session_holder (ServerSession * sess, guint64 seq)
+{
+  GPtrArray *lists[] = { sess->conns, sess->retiring };
+  guint k, i;
+
+  for (k = 0; k < G_N_ELEMENTS (lists); k++)
+    for (i = 0; i < lists[k]->len; i++) {
+      ServerConn *sc = g_ptr_array_index (lists[k], i);
+      if (mtcp_connection_holds_frame (sc->conn, seq))
+        return sc;
+    }
+  return NULL;
+}
+
+/* The receiver waits behind a hole that has not moved for two of the
+ * holding connection's RTTs (200 ms at least): the frame is stuck in TCP
+ * retransmissions on that connection, which at a few % loss can take
+ * longer than the receiver's latency (RTO backoff). A copy goes out on the
+ * least loaded other connection; the receiver drops whichever comes
+ * second. Again after as long if that one is stuck too. */
+static void
+hedge_stuck_frame (MtcpServer * server, ServerSession * sess,
+    const MtcpFeedback * fb, gint64 now)
+{
+  guint64 next = sess->acked == MTCP_TIME_NONE ? 0 : sess->acked + 1;
+  ServerConn *holder, *best = NULL;
+  gint64 since, wait;
+  guint i;
+
+  if (fb->buffered_bytes == 0)
+    return;                     /* no hole: nothing waits behind it */
+  holder = session_holder (sess, next);
+  if (holder == NULL)
+    return;                     /* not handed out yet, or not ours to send */
+  wait = MAX (HEDGE_MIN_WAIT_US, 2 * (gint64) holder->info.rtt_us);
+  since = sess->hedged_seq == next ? sess->hedged_us : sess->acked_us;
+  if (now - since < wait)
+    return;
+  for (i = 0; i < sess->conns->len; i++) {
+    ServerConn *sc = g_ptr_array_index (sess->conns, i);
+    if (mtcp_connection_holds_frame (sc->conn, next))
+      continue;
+    if (best == NULL || sc->conn->out_bytes + sc->info.notsent_bytes <
+        best->conn->out_bytes + best->info.notsent_bytes)
+      best = sc;
+  }
+  if (best == NULL)
+    return;                     /* every connection has it already */
+  sess->hedged_seq = next;
+  sess->hedged_us = now;
+  sess->frames_hedged++;
+  GST_DEBUG ("session %s: seq %" G_GUINT64_FORMAT " stuck on connection %u "
+      "for %" G_GINT64_FORMAT " ms, again on connection %u", sess->id_str,
+      next, holder->id, (now - sess->acked_us) / 1000, best->id);
+  conn_give (server, best, mtcp_connection_copy_frame (holder->conn, next));
+}
+
 static void
 handle_feedback (MtcpServer * server, ServerConn * sc, const guint8 * body,
     gsize size)
@@ -674,12 +745,16 @@ handle_feedback (MtcpServer * server, ServerConn * sc, const guint8 * body,
   }
   sc->feedback = fb;
   sc->feedback_us = g_get_monotonic_time ();
+  GST_LOG ("connection %u: receiver has everything to %" G_GINT64_FORMAT
+      ", %" G_GUINT64_FORMAT " bytes held", sc->id,
+      (gint64) fb.highest_in_order, fb.buffered_bytes);
   if (fb.highest_in_order != MTCP_TIME_NONE &&
       (sc->session->acked == MTCP_TIME_NONE ||
           fb.highest_in_order > sc->session->acked)) {
     ServerSession *sess = sc->session;
     guint i;
     sess->acked = fb.highest_in_order;
+    sess->acked_us = sc->feedback_us;
     /* the receiver has these: no connection needs to keep them */
     for (i = 0; i < sess->conns->len; i++)
       mtcp_connection_ack (((ServerConn *) g_ptr_array_index (sess->conns,
@@ -688,6 +763,8 @@ handle_feedback (MtcpServer * server, ServerConn * sc, const guint8 * body,
       mtcp_connection_ack (((ServerConn *) g_ptr_array_index (sess->retiring,
                   i))->conn, sess->acked);
     g_cond_broadcast (&server->cond);
+  } else {
+    hedge_stuck_frame (server, sc->session, &fb, sc->feedback_us);
   }
   if (fb.echo_sink_time_us > 0 && (guint64) sc->feedback_us >
       fb.echo_sink_time_us + fb.echo_delay_us)
@@ -920,6 +997,27 @@ on_accept (GSocket * listener, GIOCondition cond, gpointer user_data)
 
 /* ---- periodic work: reports, handshake timeouts, input rate ---- */
 
+/* What a connection holds unsent waits for its own rate: on a slow one
+ * (a few hundred kbit/s on a lossy path) 64 kB is most of a second, which
+ * frames spend there instead of in the shared queue, where any connection
+ * could take them. So the mark follows one congestion window. */
+static void
+follow_cwnd_with_lowat (MtcpServer * server, ServerConn * sc)
+{
+  guint32 want;
+
+  if (sc->lowat == 0 || sc->info.snd_cwnd == 0 || sc->info.snd_mss == 0)
+    return;
+  want = CLAMP ((guint64) sc->info.snd_cwnd * sc->info.snd_mss, LOWAT_MIN,
+      MAX (server->config.notsent_lowat, LOWAT_MIN));
+  if (want != sc->lowat && mtcp_tcp_set_notsent_lowat (sc->conn->socket,
+          want)) {
+    GST_LOG ("connection %u: unsent mark %u (cwnd %u x %u)", sc->id, want,
+        sc->info.snd_cwnd, sc->info.snd_mss);
+    sc->lowat = want;
+  }
+}
+
 static void
 send_report (MtcpServer * server, ServerConn * sc, gint64 now)
 {
@@ -927,6 +1025,7 @@ send_report (MtcpServer * server, ServerConn * sc, gint64 now)
   MtcpQueueSessionStats qst;
 
   mtcp_tcp_info_read (sc->conn->socket, &sc->info);
+  follow_cwnd_with_lowat (server, sc);
   mtcp_send_queue_session_stats (server->queue, sc->session->qs, &qst);
   memset (&rep, 0, sizeof (rep));
   rep.sink_time_us = now;
@@ -1279,6 +1378,7 @@ mtcp_server_get_stats (MtcpServer * server)
         "bytes-dropped", G_TYPE_UINT64, qst.bytes_dropped,
         "skips", G_TYPE_UINT64, qst.skips,
         "frames-resent", G_TYPE_UINT64, qst.frames_resent,
+        "frames-hedged", G_TYPE_UINT64, sess->frames_hedged,
         "state", G_TYPE_STRING, sess->orphaned_us ? "waiting" : "active",
         "queue-buffers", G_TYPE_UINT64, qst.backlog_buffers,
         "queue-bytes", G_TYPE_UINT64, qst.backlog_bytes,

@@ -37,7 +37,8 @@ def sender_desc(system, peer, port, kbps, budget_ms):
     if system.startswith("multitcp"):
         # sync=false like the peers below: the muxer's packets leave as it
         # makes them, not paced by their timestamps one at a time
-        return video + f"multitcpsink host={peer} port={port} sync=false"
+        return video + (f"multitcpsink name=mtcpsink host={peer} port={port} "
+                        "sync=false")
     if system == "tcp":
         return video + f"tcpserversink host={peer} port={port} sync=false"
     if system == "srt":
@@ -128,6 +129,18 @@ def main():
     bus = pipe.get_bus()
     bus.add_signal_watch()
     bus.connect("message", on_message)
+    if role == "send" and system.startswith("multitcp"):
+        # the sink's view of each session, once a second
+        rec["sink"] = []
+
+        def sample_sink():
+            stats = pipe.get_by_name("mtcpsink").get_property("stats")
+            for s in stats.get_value("sessions") or []:
+                rec["sink"].append({k: s.get_value(k) for k in (
+                    "receiver-highest-seq", "buffers-sent", "frames-hedged",
+                    "frames-resent", "skips", "n-connections")})
+            return True
+        GLib.timeout_add(1000, sample_sink)
     pipe.set_state(Gst.State.PLAYING)
     GLib.timeout_add(int(seconds * 1000), loop.quit)
     loop.run()

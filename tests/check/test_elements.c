@@ -125,6 +125,27 @@ stats_uint (GstElement * e, const gchar * field)
   return v;
 }
 
+/* A field of the sink's sessions, summed. */
+static guint64
+sink_sessions_sum (GstElement * sink, const gchar * field)
+{
+  GstStructure *s = NULL;
+  const GValue *sessions;
+  guint i;
+  guint64 sum = 0;
+
+  g_object_get (sink, "stats", &s, NULL);
+  sessions = gst_structure_get_value (s, "sessions");
+  for (i = 0; sessions && i < gst_value_array_get_size (sessions); i++) {
+    guint64 v = 0;
+    gst_structure_get_uint64 (gst_value_get_structure
+        (gst_value_array_get_value (sessions, i)), field, &v);
+    sum += v;
+  }
+  gst_structure_free (s);
+  return sum;
+}
+
 /* A field of the sink's connections, summed over every session. */
 static guint64
 sink_connections_sum (GstElement * sink, const gchar * field)
@@ -1522,6 +1543,166 @@ GST_START_TEST (test_feedback_rotates_over_connections)
 
 GST_END_TEST;
 
+/* ---- a frame stuck on one connection goes out on another ---- */
+
+typedef struct {
+  GSocket *sock;
+  MtcpFrameReader *reader;
+} RawConn;
+
+/* Joins (or opens, @sid NULL) a session the way multitcpsrc does, without
+ * asking for BUFFER_DELTA; the session id lands in @sid_out. */
+static void
+raw_conn_open (RawConn * rc, gint port, const guint8 * sid, guint8 * sid_out)
+{
+  MtcpHello hello = { 0, };
+  guint8 frame[MTCP_HELLO_FRAME_SIZE];
+  MtcpFrameHeader hdr;
+  const guint8 *body;
+  MtcpWelcome welcome;
+  gint64 until = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+
+  rc->sock = raw_connect (port);
+  rc->reader = mtcp_frame_reader_new (1 << 24);
+  hello.magic = MTCP_MAGIC;
+  hello.version = MTCP_VERSION;
+  if (sid) {
+    hello.flags = MTCP_HELLO_FLAG_JOIN;
+    memcpy (hello.session_id, sid, MTCP_SESSION_ID_SIZE);
+  }
+  mtcp_write_hello (frame, sizeof (frame), &hello);
+  raw_send (rc->sock, frame, sizeof (frame));
+  while (mtcp_frame_reader_next (rc->reader, &hdr, &body, NULL) !=
+      MTCP_PARSE_OK) {
+    gsize space;
+    guint8 *dst = mtcp_frame_reader_space (rc->reader, &space);
+    gssize n = g_socket_receive (rc->sock, (gchar *) dst, space, NULL, NULL);
+    fail_unless (n > 0 && g_get_monotonic_time () < until);
+    mtcp_frame_reader_commit (rc->reader, n);
+  }
+  fail_unless_equals_int (hdr.type, MTCP_FRAME_WELCOME);
+  fail_unless (mtcp_parse_welcome (body, hdr.length, &welcome, NULL));
+  memcpy (sid_out, welcome.session_id, MTCP_SESSION_ID_SIZE);
+}
+
+static void
+raw_conn_close (RawConn * rc)
+{
+  g_object_unref (rc->sock);
+  mtcp_frame_reader_free (rc->reader);
+}
+
+/* Reads what arrives on @rc for up to @timeout_us; BUFFER sequence numbers
+ * go into @arrivals (seq -> bit mask of the connections that brought it). */
+static void
+raw_conn_read (RawConn * rc, guint index, GHashTable * arrivals,
+    gint64 timeout_us)
+{
+  MtcpFrameHeader hdr;
+  const guint8 *body;
+  gsize space;
+  guint8 *dst;
+  gssize n;
+
+  if (g_socket_condition_timed_wait (rc->sock, G_IO_IN, timeout_us, NULL,
+          NULL)) {
+    dst = mtcp_frame_reader_space (rc->reader, &space);
+    n = g_socket_receive (rc->sock, (gchar *) dst, space, NULL, NULL);
+    fail_unless (n > 0);
+    mtcp_frame_reader_commit (rc->reader, n);
+  }
+  while (mtcp_frame_reader_next (rc->reader, &hdr, &body, NULL) ==
+      MTCP_PARSE_OK) {
+    MtcpBufferInfo info;
+    const guint8 *payload;
+    gpointer key, mask;
+
+    if (hdr.type != MTCP_FRAME_BUFFER)
+      continue;
+    fail_unless (mtcp_parse_buffer (body, hdr.length, &info, &payload, NULL));
+    key = GUINT_TO_POINTER ((guint) info.seq + 1);
+    mask = g_hash_table_lookup (arrivals, key);
+    g_hash_table_insert (arrivals, key,
+        GUINT_TO_POINTER (GPOINTER_TO_UINT (mask) | (1u << index)));
+  }
+}
+
+static void
+raw_conn_feedback (RawConn * rc, guint64 highest, guint64 buffered)
+{
+  MtcpFeedback fb = { 0, };
+  guint8 frame[MTCP_FEEDBACK_FRAME_SIZE];
+
+  fb.highest_in_order = highest;
+  fb.buffered_bytes = buffered;
+  mtcp_write_feedback (frame, sizeof (frame), &fb);
+  raw_send (rc->sock, frame, sizeof (frame));
+}
+
+#define STUCK_SEQ 5
+
+/* The receiver says it holds buffers behind seq 5 and seq 5 has not come:
+ * after 200 ms the sink sends it again on the other connection, and
+ * nothing else twice. */
+GST_START_TEST (test_stuck_frame_goes_out_on_another_connection)
+{
+  Sender *s = sender_new (NULL);
+  gint port = sender_port (s);
+  GHashTable *arrivals = g_hash_table_new (NULL, NULL);
+  GstCaps *caps = gst_caps_new_empty_simple ("video/x-test");
+  guint8 sid[MTCP_SESSION_ID_SIZE];
+  RawConn rc[2];
+  guint i, first_mask, copies = 0;
+  gint64 until;
+  GHashTableIter it;
+  gpointer key, mask;
+
+  raw_conn_open (&rc[0], port, NULL, sid);
+  raw_conn_open (&rc[1], port, sid, sid);
+  wait_for_connections (s->sink, 2);
+  gst_app_src_set_caps (GST_APP_SRC (s->appsrc), caps);
+  gst_caps_unref (caps);
+  for (i = 0; i < 20; i++) {
+    GstBuffer *buf = gst_buffer_new_allocate (NULL, 1000, NULL);
+    GST_BUFFER_PTS (buf) = i * 33 * GST_MSECOND;
+    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (s->appsrc),
+            buf), GST_FLOW_OK);
+  }
+  until = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (g_hash_table_size (arrivals) < 20 && g_get_monotonic_time () < until)
+    for (i = 0; i < 2; i++)
+      raw_conn_read (&rc[i], i, arrivals, 20000);
+  fail_unless_equals_int (g_hash_table_size (arrivals), 20);
+  first_mask = GPOINTER_TO_UINT (g_hash_table_lookup (arrivals,
+          GUINT_TO_POINTER (STUCK_SEQ + 1)));
+  fail_unless (first_mask == 1 || first_mask == 2);
+
+  /* "everything up to 4, and more behind a hole", every 100 ms */
+  until = g_get_monotonic_time () + 3 * G_USEC_PER_SEC;
+  while (GPOINTER_TO_UINT (g_hash_table_lookup (arrivals,
+              GUINT_TO_POINTER (STUCK_SEQ + 1))) != 3 &&
+      g_get_monotonic_time () < until) {
+    raw_conn_feedback (&rc[0], STUCK_SEQ - 1, 19 * 1000);
+    raw_conn_feedback (&rc[1], STUCK_SEQ - 1, 19 * 1000);
+    for (i = 0; i < 2; i++)
+      raw_conn_read (&rc[i], i, arrivals, 50000);
+  }
+  fail_unless_equals_int (GPOINTER_TO_UINT (g_hash_table_lookup (arrivals,
+              GUINT_TO_POINTER (STUCK_SEQ + 1))), 3);
+  g_hash_table_iter_init (&it, arrivals);
+  while (g_hash_table_iter_next (&it, &key, &mask))
+    copies += GPOINTER_TO_UINT (mask) == 3;
+  fail_unless_equals_int (copies, 1);
+  fail_unless (sink_sessions_sum (s->sink, "frames-hedged") >= 1);
+
+  for (i = 0; i < 2; i++)
+    raw_conn_close (&rc[i]);
+  g_hash_table_unref (arrivals);
+  sender_free (s);
+}
+
+GST_END_TEST;
+
 /* ---- clock drift ---- */
 
 #define DRIFT_PPM 8000          /* 240 ms in 30 s: 200 ppm for 20 min */
@@ -2054,6 +2235,7 @@ elements_suite (void)
   tcase_add_test (tc, test_connection_flood_bounded);
   tcase_add_test (tc, test_small_buffers_cost_a_small_head);
   tcase_add_test (tc, test_feedback_rotates_over_connections);
+  tcase_add_test (tc, test_stuck_frame_goes_out_on_another_connection);
   tcase_add_test (tc, test_clock_drift_followed);
   tcase_add_test (tc, test_passphrase);
   tcase_add_test (tc, test_local_addresses_spread_connections);
