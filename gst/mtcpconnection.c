@@ -478,19 +478,25 @@ find_in (GQueue * queue, guint64 seq)
   return NULL;
 }
 
+/* Written and not acknowledged, or still queued. */
+static MtcpOutFrame *
+find_held (MtcpConnection * conn, guint64 seq)
+{
+  MtcpOutFrame *f = find_in (&conn->sent, seq);
+  return f ? f : find_in (&conn->out, seq);
+}
+
 gboolean
 mtcp_connection_holds_frame (MtcpConnection * conn, guint64 seq)
 {
-  return find_in (&conn->sent, seq) || find_in (&conn->out, seq);
+  return find_held (conn, seq) != NULL;
 }
 
 MtcpOutFrame *
 mtcp_connection_copy_frame (MtcpConnection * conn, guint64 seq)
 {
-  MtcpOutFrame *f = find_in (&conn->sent, seq), *copy;
+  MtcpOutFrame *f = find_held (conn, seq), *copy;
 
-  if (f == NULL)
-    f = find_in (&conn->out, seq);
   if (f == NULL)
     return NULL;
   copy = mtcp_out_frame_new ();

@@ -125,30 +125,22 @@ stats_uint (GstElement * e, const gchar * field)
   return v;
 }
 
-/* A field of the sink's sessions, summed. */
+/* An unsigned field (guint or guint64) of a stats structure, 0 if absent. */
 static guint64
-sink_sessions_sum (GstElement * sink, const gchar * field)
+structure_unsigned (const GstStructure * st, const gchar * field)
 {
-  GstStructure *s = NULL;
-  const GValue *sessions;
-  guint i;
-  guint64 sum = 0;
+  const GValue *v = gst_structure_get_value (st, field);
 
-  g_object_get (sink, "stats", &s, NULL);
-  sessions = gst_structure_get_value (s, "sessions");
-  for (i = 0; sessions && i < gst_value_array_get_size (sessions); i++) {
-    guint64 v = 0;
-    gst_structure_get_uint64 (gst_value_get_structure
-        (gst_value_array_get_value (sessions, i)), field, &v);
-    sum += v;
-  }
-  gst_structure_free (s);
-  return sum;
+  if (v && G_VALUE_HOLDS_UINT (v))
+    return g_value_get_uint (v);
+  return v && G_VALUE_HOLDS_UINT64 (v) ? g_value_get_uint64 (v) : 0;
 }
 
-/* A field of the sink's connections, summed over every session. */
+/* A field of the sink's sessions, or with @per_connection of their
+ * connections, summed. */
 static guint64
-sink_connections_sum (GstElement * sink, const gchar * field)
+sink_stats_sum (GstElement * sink, gboolean per_connection,
+    const gchar * field)
 {
   GstStructure *s = NULL;
   const GValue *sessions;
@@ -158,15 +150,16 @@ sink_connections_sum (GstElement * sink, const gchar * field)
   g_object_get (sink, "stats", &s, NULL);
   sessions = gst_structure_get_value (s, "sessions");
   for (i = 0; sessions && i < gst_value_array_get_size (sessions); i++) {
-    const GValue *conns =
-        gst_structure_get_value (gst_value_get_structure
-        (gst_value_array_get_value (sessions, i)), "connections");
-    for (j = 0; conns && j < gst_value_array_get_size (conns); j++) {
-      guint64 v = 0;
-      gst_structure_get_uint64 (gst_value_get_structure
-          (gst_value_array_get_value (conns, j)), field, &v);
-      sum += v;
-    }
+    const GstStructure *ss =
+        gst_value_get_structure (gst_value_array_get_value (sessions, i));
+    const GValue *conns = gst_structure_get_value (ss, "connections");
+
+    if (!per_connection)
+      sum += structure_unsigned (ss, field);
+    for (j = 0; per_connection && conns &&
+        j < gst_value_array_get_size (conns); j++)
+      sum += structure_unsigned (gst_value_get_structure
+          (gst_value_array_get_value (conns, j)), field);
   }
   gst_structure_free (s);
   return sum;
@@ -176,21 +169,7 @@ sink_connections_sum (GstElement * sink, const gchar * field)
 static guint
 sink_connections (GstElement * sink)
 {
-  GstStructure *s = NULL;
-  const GValue *sessions;
-  guint i, n = 0;
-
-  g_object_get (sink, "stats", &s, NULL);
-  sessions = gst_structure_get_value (s, "sessions");
-  for (i = 0; sessions && i < gst_value_array_get_size (sessions); i++) {
-    const GstStructure *ss =
-        gst_value_get_structure (gst_value_array_get_value (sessions, i));
-    guint c = 0;
-    gst_structure_get_uint (ss, "n-connections", &c);
-    n += c;
-  }
-  gst_structure_free (s);
-  return n;
+  return (guint) sink_stats_sum (sink, FALSE, "n-connections");
 }
 
 static void
@@ -1487,7 +1466,7 @@ GST_START_TEST (test_small_buffers_cost_a_small_head)
         GST_TIME_ARGS (GST_BUFFER_PTS (got)), GST_BUFFER_FLAGS (got));
     gst_sample_unref (sample);
   }
-  sent = sink_connections_sum (s->sink, "bytes-sent");
+  sent = sink_stats_sum (s->sink, TRUE, "bytes-sent");
   overhead = sent - (guint64) TS_BUFFERS * TS_SIZE;
   GST_INFO ("%" G_GUINT64_FORMAT " bytes sent for %u x %u: %.1f a buffer",
       sent, TS_BUFFERS, TS_SIZE, (gdouble) overhead / TS_BUFFERS);
@@ -1514,9 +1493,9 @@ GST_START_TEST (test_feedback_rotates_over_connections)
 
   wait_for_connections (s->sink, 8);
   g_usleep (G_USEC_PER_SEC);
-  before = sink_connections_sum (s->sink, "frames-received");
+  before = sink_stats_sum (s->sink, TRUE, "frames-received");
   g_usleep (3 * G_USEC_PER_SEC);
-  after = sink_connections_sum (s->sink, "frames-received");
+  after = sink_stats_sum (s->sink, TRUE, "frames-received");
   GST_INFO ("%" G_GUINT64_FORMAT " frames from the receiver in 3 s over 8 "
       "connections", after - before);
   /* every connection every 100 ms would be 240 */
@@ -1693,7 +1672,7 @@ GST_START_TEST (test_stuck_frame_goes_out_on_another_connection)
   while (g_hash_table_iter_next (&it, &key, &mask))
     copies += GPOINTER_TO_UINT (mask) == 3;
   fail_unless_equals_int (copies, 1);
-  fail_unless (sink_sessions_sum (s->sink, "frames-hedged") >= 1);
+  fail_unless (sink_stats_sum (s->sink, FALSE, "frames-hedged") >= 1);
 
   for (i = 0; i < 2; i++)
     raw_conn_close (&rc[i]);
