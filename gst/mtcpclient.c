@@ -858,6 +858,7 @@ conn_new (MtcpClient * client, GSocket * sock, ConnState state, gint local)
   cc->index = client->next_index++;
   cc->conn = mtcp_connection_new (sock, client->config.max_frame);
   cc->conn->user_data = cc;
+  cc->conn->delay_acks = TRUE;
   g_free (cc->conn->peer);
   cc->conn->peer = g_strdup_printf ("%s:%u", client->config.host,
       client->config.port);

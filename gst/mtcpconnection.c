@@ -3,6 +3,7 @@
 #endif
 
 #include "mtcpconnection.h"
+#include "mtcptcpinfo.h"
 
 #include <string.h>
 
@@ -564,6 +565,8 @@ mtcp_connection_receive (MtcpConnection * conn, GError ** error)
     if (n < 0) {
       if (g_error_matches (err, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK)) {
         g_error_free (err);
+        if (total > 0 && conn->delay_acks)
+          mtcp_tcp_delay_acks (conn->socket);
         return MTCP_IO_DONE;
       }
       if (g_error_matches (err, G_IO_ERROR, G_IO_ERROR_CONNECTION_CLOSED)) {
@@ -579,9 +582,12 @@ mtcp_connection_receive (MtcpConnection * conn, GError ** error)
     conn->bytes_received += n;
     /* a short read means the socket is drained for now (TLS reads end at
      * a record: read on until it would block) */
-    if ((gsize) n < space && conn->tls == NULL)
-      return MTCP_IO_DONE;
     total += n;
+    if ((gsize) n < space && conn->tls == NULL) {
+      if (conn->delay_acks)
+        mtcp_tcp_delay_acks (conn->socket);
+      return MTCP_IO_DONE;
+    }
     if (total >= READ_PER_DISPATCH) {
       /* let the rest of the loop run; come back at once (TLS may hold
        * decrypted bytes the socket's readiness does not show) */

@@ -130,3 +130,15 @@ mtcp_tcp_set_nodelay (GSocket * socket, gboolean nodelay)
   g_socket_set_option (socket, IPPROTO_TCP, TCP_NODELAY, nodelay ? 1 : 0,
       NULL);
 }
+
+void
+mtcp_tcp_delay_acks (GSocket * socket)
+{
+#if defined(__linux__) && defined(TCP_QUICKACK)
+  /* Linux acknowledges every segment for a while after any pause longer
+   * than the RTO, which a connection of a striped live stream has between
+   * most bursts; the setting does not stick (the delayed-ACK timer clears
+   * it), so the receiver sets it again after each read. */
+  g_socket_set_option (socket, IPPROTO_TCP, TCP_QUICKACK, 0, NULL);
+#endif
+}

@@ -39,6 +39,8 @@ gchar *mtcp_tcp_get_congestion (GSocket * socket);
 /* Bound on the receive window the kernel advertises (0 = no clamp). */
 gboolean mtcp_tcp_set_window_clamp (GSocket * socket, guint32 bytes);
 void mtcp_tcp_set_nodelay (GSocket * socket, gboolean nodelay);
+/* Leave the kernel's quick-ACK mode: one ACK per two full segments. */
+void mtcp_tcp_delay_acks (GSocket * socket);
 
 G_END_DECLS
 

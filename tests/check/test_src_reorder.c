@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "mtcpprotocol.h"
+#include "mtcptcpinfo.h"
 
 #define LATENCY_MS 300
 
@@ -54,6 +55,9 @@ fake_accept (FakeSink * fs, gboolean expect_join)
   gsize n;
 
   fail_unless (sock != NULL);
+  /* like multitcpsink: small frames must not wait for the receiver's
+   * delayed ACK (Nagle) */
+  mtcp_tcp_set_nodelay (sock, TRUE);
   g_socket_set_timeout (sock, 10);
   read_exact (sock, buf, MTCP_HEADER_SIZE);
   fail_unless_equals_int (mtcp_parse_header (buf, MTCP_HEADER_SIZE,
