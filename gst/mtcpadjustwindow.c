@@ -35,6 +35,15 @@ mtcp_adjust_window_init (MtcpAdjustWindow * aw,
       "segments over %u connections", mtcp_adjust_window_sum (aw), aw->n);
 }
 
+gdouble
+mtcp_adjust_window_desired (gdouble target_Bps, gdouble stream_Bps,
+    gdouble headroom)
+{
+  if (target_Bps <= 0)
+    return stream_Bps * headroom;
+  return MAX (target_Bps, stream_Bps);
+}
+
 void
 mtcp_adjust_window_set_target (MtcpAdjustWindow * aw, gdouble target_Bps)
 {

@@ -42,6 +42,12 @@ void mtcp_adjust_window_init (MtcpAdjustWindow * aw,
     const MtcpAdjustWindowParams * params, guint n, gdouble target_Bps,
     gdouble rtt_s);
 void mtcp_adjust_window_set_target (MtcpAdjustWindow * aw, gdouble target_Bps);
+/* T_d from the user's target (0 = automatic) and the stream's own rate
+ * (0 = not measured yet): automatic is stream * headroom; a target below the
+ * stream is raised to it, since windows held under a live stream's rate can
+ * only build a backlog that ends in skips. */
+gdouble mtcp_adjust_window_desired (gdouble target_Bps, gdouble stream_Bps,
+    gdouble headroom);
 /* A connection more or fewer: the total is spread over the new count. */
 void mtcp_adjust_window_set_connections (MtcpAdjustWindow * aw, guint n);
 

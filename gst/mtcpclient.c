@@ -113,6 +113,7 @@ struct _MtcpClient {
 
   /* counters */
   guint64 bytes_received;
+  guint64 payload_received;     /* BUFFER payload, duplicates not counted */
   guint64 buffers_received;
   guint64 buffers_pushed;
   guint64 bytes_pushed;
@@ -276,9 +277,11 @@ hold_item (MtcpClient * client, ClientConn * cc, MtcpItem * item,
   switch (mtcp_reorder_push (client->reorder, item->seq, deadline, now, size,
           item)) {
     case MTCP_REORDER_ACCEPTED:
+      client->payload_received += size;
       g_cond_broadcast (&client->cond);
       return;
     case MTCP_REORDER_LATE:
+      client->payload_received += size;
       client->late++;
       GST_LOG ("seq %" G_GUINT64_FORMAT " on connection %u is late",
           item->seq, cc->index);
@@ -1092,14 +1095,13 @@ target_rate (MtcpClient * client)
   GList *l;
   guint64 stream = 0;
 
-  if (c->target_bitrate > 0)
-    return c->target_bitrate / 8.0;
   for (l = client->conns; l; l = l->next) {
     ClientConn *cc = l->data;
     if (cc->report_us)
       stream = MAX (stream, cc->report.stream_bitrate);
   }
-  return stream * c->headroom / 8.0;
+  return mtcp_adjust_window_desired (c->target_bitrate / 8.0, stream / 8.0,
+      c->headroom);
 }
 
 static void
@@ -1166,15 +1168,17 @@ controller_tick (MtcpClient * client, gint64 now)
       MAX (6 * rtt, 0.1);
   if (client->interval_start_us == 0) {
     client->interval_start_us = now;
-    client->interval_bytes_mark = client->bytes_received;
+    client->interval_bytes_mark = client->payload_received;
     return;
   }
   elapsed = (now - client->interval_start_us) / 1e6;
   if (elapsed < interval)
     return;
-  sample = (client->bytes_received - client->interval_bytes_mark) / elapsed;
+  /* T_m in the stream's own bytes, as the sink measures its rate: frame
+   * heads and copies a stuck frame was sent again in are not throughput */
+  sample = (client->payload_received - client->interval_bytes_mark) / elapsed;
   client->interval_start_us = now;
-  client->interval_bytes_mark = client->bytes_received;
+  client->interval_bytes_mark = client->payload_received;
   client->target_Bps = target_rate (client);
   /* more than 50 ms of stream waiting at the sender: the path is the limit */
   network_limited = client->interval_backlog > client->target_Bps * 0.05;

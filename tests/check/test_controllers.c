@@ -94,6 +94,44 @@ GST_START_TEST (test_adjust_window_smoothing_and_balance)
 
 GST_END_TEST;
 
+/* T_d: the stream's rate times headroom when automatic; a target under
+ * the stream's own rate is raised to it. A stream 5% over an 800 kbit/s
+ * target (x264 CBR does that) must not see its windows shrunk each
+ * interval down to one segment. */
+GST_START_TEST (test_desired_rate_never_under_the_stream)
+{
+  MtcpAdjustWindowParams p = { 0.9, 3000, 10.0, 1448 };
+  MtcpAdjustWindow aw;
+  gdouble td, stream = 105000;  /* bytes/s: 840 kbit/s */
+  guint step, floor_sum;
+
+  fail_unless_equals_float (mtcp_adjust_window_desired (0, 100000, 1.6),
+      160000);
+  fail_unless_equals_float (mtcp_adjust_window_desired (0, 0, 1.6), 0);
+  fail_unless_equals_float (mtcp_adjust_window_desired (200000, 100000, 1.6),
+      200000);
+  fail_unless_equals_float (mtcp_adjust_window_desired (100000, 0, 1.6),
+      100000);
+
+  td = mtcp_adjust_window_desired (100000, stream, 1.6);
+  fail_unless_equals_float (td, stream);
+  mtcp_adjust_window_init (&aw, &p, 5, td, 0.1);
+  /* the sender is never backlogged: T_m is the stream's own rate */
+  for (step = 0; step < 100; step++)
+    mtcp_adjust_window_update (&aw, stream, 0.1, FALSE);
+  floor_sum = (guint) (stream * 0.1 / 1448);
+  fail_unless (mtcp_adjust_window_sum (&aw) >= floor_sum,
+      "window sum %u under the stream's %u segments",
+      mtcp_adjust_window_sum (&aw), floor_sum);
+  /* with the raw 100000 B/s as T_d the same trace shrinks them to 1 each */
+  mtcp_adjust_window_init (&aw, &p, 5, 100000, 0.1);
+  for (step = 0; step < 100; step++)
+    mtcp_adjust_window_update (&aw, stream, 0.1, FALSE);
+  fail_unless_equals_int (mtcp_adjust_window_sum (&aw), 5);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_adjust_conn_steps)
 {
   MtcpAdjustConnParams p = { 1.0, 5.0 };
@@ -175,6 +213,7 @@ controllers_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_adjust_window_steps);
   tcase_add_test (tc, test_adjust_window_smoothing_and_balance);
+  tcase_add_test (tc, test_desired_rate_never_under_the_stream);
   tcase_add_test (tc, test_adjust_conn_steps);
   tcase_add_test (tc, test_multfrc_iiad);
   tcase_add_test (tc, test_pars_model);
