@@ -1120,8 +1120,34 @@ apply_windows (MtcpClient * client)
   }
 }
 
-/* Every sampling interval: measure, then VariedConnVariedWinSize (Alg. 3):
- * the connection count first, then the windows of the ones there are. */
+/* connections=0: ParS's model (Eq. 19) gives the starting count once the
+ * sinks have reported enough segments for a loss rate; a connection
+ * controller, if any, takes over from there. */
+static gboolean
+starting_count_known (MtcpClient * client)
+{
+  return client->config.connections != 0 || client->pars_done;
+}
+
+static void
+pars_starting_count (MtcpClient * client, gdouble rtt, guint mss)
+{
+  const MtcpControlConfig *c = &client->config.control;
+  gdouble segments, loss = observed_loss (client, mss, &segments);
+
+  /* a loss rate needs some traffic behind it */
+  if (segments < PARS_MIN_SEGMENTS)
+    return;
+  client->wanted = mtcp_pars_connections (client->target_Bps * 8, rtt,
+      loss, mss, MTCP_PARS_PHI_RENO, fewest_connections (client),
+      c->max_connections);
+  client->pars_done = TRUE;
+  g_snprintf (client->conn_reason, sizeof (client->conn_reason),
+      "ParS Eq. 19: %.0f bit/s, RTT %.0f ms, loss %.4f -> %u connections",
+      client->target_Bps * 8, rtt * 1e3, loss, client->wanted);
+  GST_INFO ("%s (from %.0f segments)", client->conn_reason, segments);
+}
+
 /* MULTFRC's IIAD (Eq. 7) averages m RTT samples taken once per round trip
  * (at most as often as the sink reports), not once per sampling interval. */
 static void
@@ -1129,14 +1155,14 @@ rtt_control_tick (MtcpClient * client, gint64 now, gdouble rtt)
 {
   const MtcpControlConfig *c = &client->config.control;
 
-  if (c->connections != MTCP_CONNECTION_CONTROL_RTT)
+  if (c->connections != MTCP_CONNECTION_CONTROL_RTT ||
+      !starting_count_known (client))
     return;
   if (!client->multfrc_started) {
     MtcpMultfrcParams mp = { c->iiad_alpha, c->iiad_beta, c->iiad_gamma,
       c->iiad_reports, fewest_connections (client), c->max_connections
     };
-    mtcp_multfrc_init (&client->multfrc, &mp,
-        MAX (count_conns (client, TRUE), 1));
+    mtcp_multfrc_init (&client->multfrc, &mp, MAX (client->wanted, 1));
     client->multfrc_started = TRUE;
     client->rtt_sample_us = now;
     return;
@@ -1153,13 +1179,15 @@ rtt_control_tick (MtcpClient * client, gint64 now, gdouble rtt)
   }
 }
 
+/* Every sampling interval: measure, then VariedConnVariedWinSize (Alg. 3):
+ * the connection count first, then the windows of the ones there are. */
 static void
 controller_tick (MtcpClient * client, gint64 now)
 {
   const MtcpControlConfig *c = &client->config.control;
   guint mss, ready;
   gdouble rtt = mean_rtt (client, &mss), interval, elapsed, sample;
-  gboolean network_limited;
+  gboolean network_limited, counted;
 
   if (rtt <= 0)
     return;                     /* no REPORT yet */
@@ -1199,26 +1227,17 @@ controller_tick (MtcpClient * client, gint64 now)
   }
   mtcp_adjust_window_set_target (&client->window, client->target_Bps);
 
+  counted = starting_count_known (client);
+  if (!counted)
+    pars_starting_count (client, rtt, mss);
   switch (c->connections) {
     case MTCP_CONNECTION_CONTROL_FIXED:
-      if (client->config.connections == 0 && !client->pars_done) {
-        gdouble segments, loss = observed_loss (client, mss, &segments);
-        /* a loss rate needs some traffic behind it */
-        if (segments < PARS_MIN_SEGMENTS)
-          break;
-        client->wanted = mtcp_pars_connections (client->target_Bps * 8, rtt,
-            loss, mss, MTCP_PARS_PHI_RENO, fewest_connections (client),
-            c->max_connections);
-        client->pars_done = TRUE;
-        g_snprintf (client->conn_reason, sizeof (client->conn_reason),
-            "ParS Eq. 19: %.0f bit/s, RTT %.0f ms, loss %.4f -> %u "
-            "connections", client->target_Bps * 8, rtt * 1e3, loss,
-            client->wanted);
-        GST_INFO ("%s (from %.0f segments)", client->conn_reason, segments);
-      }
-      break;
+      break;                    /* the property, or ParS's count above */
     case MTCP_CONNECTION_CONTROL_CONGESTION:{
-      gint d = mtcp_adjust_conn_update (&client->conn_control,
+      gint d;
+      if (!counted)
+        break;                  /* Alg. 2 starts from ParS's count */
+      d = mtcp_adjust_conn_update (&client->conn_control,
           mtcp_adjust_window_congestion_ratio (&client->window, rtt),
           client->window.measured < 0 ? sample : client->window.measured,
           client->target_Bps);

@@ -6,7 +6,7 @@ x264 CBR video in MPEG-TS (tests/bench/peer_live.py).
 
   tests/bench/compare.py [--grid issue|full] [--cc cubic bbr]
       [--systems multitcp-pars multitcp-dynamic tcp srt rist] [--seconds 40]
-      [--build build] [--out docs/benchmarks.md]
+      [--build build] [--cells 0 1] [--section "heading"]
 
 A cell is RTT x random loss x stream bitrate x latency budget on a 50 Mbit/s
 link (queue of one bandwidth-delay product, at least 100 packets); `--grid
@@ -217,7 +217,8 @@ def write_docs(args, results):
              "from ParS Eq. 19 (`connections=0`, up to 32); "
              "multitcp-dynamic: "
              "VariedConnVariedWinSize from N = 5 (window-control=adjust, "
-             "connection-control=congestion); tcp: tcpserversink -> "
+             "connection-control=congestion); multitcp-parsdyn: the same "
+             "from ParS's count (`connections=0`); tcp: tcpserversink -> "
              "tcpclientsrc; srt: srtsink/srtsrc with `latency` = budget and "
              "SRT's default 25% overhead; rist: ristsink/ristsrc with "
              "`receiver-buffer` = budget. Late or lost: frames that arrived "
@@ -251,6 +252,13 @@ def write_docs(args, results):
             f"{r['kbps'] / 1000:g} | {r['budget']} | {r['system']} | "
             f"{r['late_fraction']:.2e} | {r['stalls']} ({r['stall_s']}) | "
             f"{r['delivered_mbps']:.2f} | {wpb} | {cpu} | {note} |")
+    if args.section:
+        # a partial run: its own section, the grid's table and plot stay
+        lines[0:3] = [f"## {args.section}", "",
+                      f"`tests/bench/compare.py` with the settings of the "
+                      f"grid above, {args.seconds:g} s per run.", ""]
+        write_doc_section(lines)
+        return
     lines += ["", "![late or lost by cell](bench/compare.png)", ""]
     os.makedirs(os.path.join(TOP, "docs", "bench"), exist_ok=True)
     keys = []
@@ -281,6 +289,11 @@ def write_docs(args, results):
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(os.path.join(TOP, "docs", "bench", "compare.png"), dpi=80)
+    write_doc_section(lines)
+
+
+def write_doc_section(lines):
+    """Replaces the section headed lines[0] in docs/benchmarks.md."""
     path = os.path.join(TOP, "docs", "benchmarks.md")
     old = open(path).read()
     heading = lines[0]
@@ -316,6 +329,9 @@ def main():
                     help="take runs already in results/compare")
     ap.add_argument("--tabulate", action="store_true",
                     help="with --reuse: only tabulate, run nothing")
+    ap.add_argument("--section",
+                    help="write the table under this heading of "
+                    "docs/benchmarks.md instead of the grid's")
     args = ap.parse_args()
     if args.inner:
         inner(args)

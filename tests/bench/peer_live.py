@@ -66,8 +66,10 @@ def receiver_desc(system, peer, port, budget_ms):
         if n == "pars":
             # ParS Eq. 19 from the loss and RTT the sink measures
             opts += "connections=0 max-connections=32"
-        elif n == "dynamic":
-            opts += ("connections=5 connection-control=congestion "
+        elif n in ("dynamic", "parsdyn"):
+            # paper: Alg. 2 from N = 5; parsdyn: from ParS's count
+            opts += (f"connections={5 if n == 'dynamic' else 0} "
+                     "connection-control=congestion "
                      "window-control=adjust min-connections=1 "
                      "max-connections=32")
         else:

@@ -1045,6 +1045,41 @@ GST_START_TEST (test_state_cycles)
 GST_END_TEST;
 
 /* Connections come and go while the stream runs: nothing is lost or late. */
+/* Pushes buffer @index: @size bytes of the index's low 8 bits, 10 ms of
+ * PTS apart, a keyframe every @key buffers (0: no flags). */
+static void
+push_tagged (Sender * s, guint index, gsize size, guint key)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, size, NULL);
+
+  gst_buffer_memset (buf, 0, (guint8) (index & 0xff), size);
+  GST_BUFFER_PTS (buf) = index * 10 * GST_MSECOND;
+  if (key && index % key != 0)
+    GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DELTA_UNIT);
+  fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (s->appsrc),
+          buf), GST_FLOW_OK);
+}
+
+/* Pulls the @n buffers push_tagged sent, in order, and checks that none
+ * was late or skipped. */
+static void
+expect_tagged (Receiver * r, guint n)
+{
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK
+        (r->appsink), WAIT_TIMEOUT);
+    guint8 tag;
+    fail_unless (sample != NULL, "buffer %u missing", i);
+    gst_buffer_extract (gst_sample_get_buffer (sample), 0, &tag, 1);
+    fail_unless_equals_int (tag, (guint8) (i & 0xff));
+    gst_sample_unref (sample);
+  }
+  fail_unless_equals_uint64 (stats_uint64 (r->src, "buffers-late"), 0);
+  fail_unless_equals_uint64 (stats_uint64 (r->src, "buffers-skipped"), 0);
+}
+
 GST_START_TEST (test_connection_count_change_loses_nothing)
 {
   Sender *s = sender_new (NULL);
@@ -1060,34 +1095,81 @@ GST_START_TEST (test_connection_count_change_loses_nothing)
     }
     /* 100 buffers of 20 kB per phase, some of them in flight during the change */
     for (i = 0; i < 100; i++) {
-      GstBuffer *buf = gst_buffer_new_allocate (NULL, 20000, NULL);
-      gst_buffer_memset (buf, 0, (guint8) (next & 0xff), 20000);
-      GST_BUFFER_PTS (buf) = next * 10 * GST_MSECOND;
-      if (next % 50 != 0)
-        GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DELTA_UNIT);
-      gst_app_src_push_buffer (GST_APP_SRC (s->appsrc), buf);
-      next++;
+      push_tagged (s, next++, 20000, 50);
       if (i == 50 && phase + 1 < G_N_ELEMENTS (counts))
         g_object_set (r->src, "connections", counts[phase + 1], NULL);
     }
   }
   gst_app_src_end_of_stream (GST_APP_SRC (s->appsrc));
-  for (i = 0; i < next; i++) {
-    GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK
-        (r->appsink), WAIT_TIMEOUT);
-    guint8 tag;
-    fail_unless (sample != NULL, "buffer %u missing", i);
-    gst_buffer_extract (gst_sample_get_buffer (sample), 0, &tag, 1);
-    fail_unless_equals_int (tag, (guint8) (i & 0xff));
-    gst_sample_unref (sample);
-  }
+  expect_tagged (r, next);
   fail_unless (gst_app_sink_try_pull_sample (GST_APP_SINK (r->appsink),
           WAIT_TIMEOUT) == NULL);
-  fail_unless_equals_uint64 (stats_uint64 (r->src, "buffers-late"), 0);
-  fail_unless_equals_uint64 (stats_uint64 (r->src, "buffers-skipped"), 0);
   fail_unless_equals_uint64 (stats_uint64 (r->src, "connections-lost"), 0);
   receiver_free (r);
   sender_free (s);
+}
+
+GST_END_TEST;
+
+/* connections=0 with a connection controller: ParS's model sets the
+ * starting count (loopback has no loss: min-connections), then the
+ * controller decides from there; nothing is lost on the way. */
+static void
+pars_count_then_controller (const gchar * control, const gchar * later)
+{
+  Sender *s = sender_new (NULL);
+  gchar *props = g_strdup_printf ("connection-control=%s window-control=%s "
+      "min-connections=2 max-connections=8 sampling-interval=300", control,
+      g_str_equal (control, "congestion") ? "adjust" : "none");
+  Receiver *r = receiver_new_with (sender_port (s), 0, 5000, props);
+  gboolean pars_seen = FALSE, later_seen = FALSE, later_before_pars = FALSE;
+  guint next = 0, pars_count = 0;
+
+  g_free (props);
+  wait_for_connections (s->sink, 5);
+  /* 80 Mbit/s of stream in real time until the controller has spoken:
+   * ParS wants 500 segments first, and loopback's are 64 kB */
+  while (!later_seen && next < 1500) {
+    GstStructure *st = NULL;
+    const gchar *reason;
+
+    push_tagged (s, next++, 100000, 50);
+    g_usleep (10000);
+    g_object_get (r->src, "stats", &st, NULL);
+    reason = gst_structure_get_string (st, "connection-decision");
+    if (reason && g_str_has_prefix (reason, "ParS Eq. 19") && !pars_seen) {
+      pars_seen = TRUE;
+      GST_INFO ("%s: %s", control, reason);
+    } else if (reason && strstr (reason, later)) {
+      later_before_pars |= !pars_seen;
+      later_seen = pars_seen;
+    }
+    gst_structure_free (st);
+  }
+  fail_unless (pars_seen, "%s: no ParS decision", control);
+  fail_if (later_before_pars, "%s: the controller ran before ParS", control);
+  fail_unless (later_seen, "%s: no decision after ParS's", control);
+  /* ParS's count on a path without loss: min-connections */
+  pars_count = stats_uint (r->src, "n-connections");
+  fail_unless (pars_count < 5, "%s: still %u connections", control,
+      pars_count);
+
+  gst_app_src_end_of_stream (GST_APP_SRC (s->appsrc));
+  expect_tagged (r, next);
+  receiver_free (r);
+  sender_free (s);
+}
+
+GST_START_TEST (test_pars_count_then_congestion_control)
+{
+  pars_count_then_controller ("congestion", "congestion ratio");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_pars_count_then_rtt_control)
+{
+  pars_count_then_controller ("rtt", "ave_rtt");
 }
 
 GST_END_TEST;
@@ -2025,25 +2107,12 @@ stream_while_killing (Killer * killer, guint n, guint connections)
   killer->port = sender_port (s);
   thread = g_thread_new ("killer", killer_thread, killer);
   for (i = 0; i < n; i++) {
-    GstBuffer *buf = gst_buffer_new_allocate (NULL, 4000, NULL);
-    gst_buffer_memset (buf, 0, (guint8) i, 4000);
-    GST_BUFFER_PTS (buf) = i * 10 * GST_MSECOND;
-    gst_app_src_push_buffer (GST_APP_SRC (s->appsrc), buf);
+    push_tagged (s, i, 4000, 0);
     g_usleep (10000);
   }
   g_thread_join (thread);
   gst_app_src_end_of_stream (GST_APP_SRC (s->appsrc));
-  for (i = 0; i < n; i++) {
-    GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK
-        (r->appsink), WAIT_TIMEOUT);
-    guint8 tag;
-    fail_unless (sample != NULL, "buffer %u missing", i);
-    gst_buffer_extract (gst_sample_get_buffer (sample), 0, &tag, 1);
-    fail_unless_equals_int (tag, (guint8) i);
-    gst_sample_unref (sample);
-  }
-  fail_unless_equals_uint64 (stats_uint64 (r->src, "buffers-late"), 0);
-  fail_unless_equals_uint64 (stats_uint64 (r->src, "buffers-skipped"), 0);
+  expect_tagged (r, n);
   fail_unless (stats_uint64 (r->src, "connections-lost") >= killer->kills);
   g_object_get (r->src, "stats", &st, NULL);
   session_after = g_strdup (gst_structure_get_string (st, "session-id"));
@@ -2210,6 +2279,8 @@ elements_suite (void)
   tcase_add_test (tc, test_late_joiner_starts_at_keyframe_with_headers);
   tcase_add_test (tc, test_state_cycles);
   tcase_add_test (tc, test_connection_count_change_loses_nothing);
+  tcase_add_test (tc, test_pars_count_then_congestion_control);
+  tcase_add_test (tc, test_pars_count_then_rtt_control);
   tcase_add_test (tc, test_half_open_connection_is_found);
   tcase_add_test (tc, test_connection_flood_bounded);
   tcase_add_test (tc, test_small_buffers_cost_a_small_head);
