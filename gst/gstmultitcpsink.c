@@ -29,6 +29,7 @@ GST_DEBUG_CATEGORY_STATIC (multitcpsink_debug);
 #define DEFAULT_MAX_SESSION_BYTES (32 * 1024 * 1024)
 #define DEFAULT_MAX_SESSION_LAG (5 * GST_SECOND)
 #define DEFAULT_NOTSENT_LOWAT (64 * 1024)
+#define DEFAULT_PACING FALSE
 #define DEFAULT_MAX_SESSIONS 64
 #define DEFAULT_MAX_CONNECTIONS 64
 #define DEFAULT_HANDSHAKE_TIMEOUT 5000
@@ -49,6 +50,7 @@ enum {
   PROP_MAX_SESSION_LAG,
   PROP_NOTSENT_LOWAT,
   PROP_CONGESTION_CONTROL,
+  PROP_PACING,
   PROP_MAX_SESSIONS,
   PROP_MAX_CONNECTIONS,
   PROP_HANDSHAKE_TIMEOUT,
@@ -99,6 +101,7 @@ gst_multi_tcp_sink_init (GstMultiTcpSink * self)
   self->max_session_bytes = DEFAULT_MAX_SESSION_BYTES;
   self->max_session_lag = DEFAULT_MAX_SESSION_LAG;
   self->notsent_lowat = DEFAULT_NOTSENT_LOWAT;
+  self->pacing = DEFAULT_PACING;
   self->max_sessions = DEFAULT_MAX_SESSIONS;
   self->max_connections = DEFAULT_MAX_CONNECTIONS;
   self->handshake_timeout = DEFAULT_HANDSHAKE_TIMEOUT;
@@ -169,6 +172,9 @@ gst_multi_tcp_sink_set_property (GObject * object, guint prop_id,
     case PROP_CONGESTION_CONTROL:
       g_free (self->congestion_control);
       self->congestion_control = g_value_dup_string (value);
+      break;
+    case PROP_PACING:
+      self->pacing = g_value_get_boolean (value);
       break;
     case PROP_MAX_SESSIONS:
       self->max_sessions = g_value_get_uint (value);
@@ -268,6 +274,9 @@ gst_multi_tcp_sink_get_property (GObject * object, guint prop_id,
       break;
     case PROP_CONGESTION_CONTROL:
       g_value_set_string (value, self->congestion_control);
+      break;
+    case PROP_PACING:
+      g_value_set_boolean (value, self->pacing);
       break;
     case PROP_MAX_SESSIONS:
       g_value_set_uint (value, self->max_sessions);
@@ -371,6 +380,7 @@ gst_multi_tcp_sink_start (GstBaseSink * bsink)
   config.limits = limits_locked (self);
   config.notsent_lowat = self->notsent_lowat;
   config.congestion_control = g_strdup (self->congestion_control);
+  config.pacing = self->pacing;
   config.max_frame = self->max_frame_size;
   config.max_sessions = self->max_sessions;
   config.max_connections = self->max_connections;
@@ -569,6 +579,12 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
       g_param_spec_string ("congestion-control", "Congestion control",
           "TCP congestion control for every connection (e.g. reno, cubic, "
           "bbr; empty = system default)", NULL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_PACING,
+      g_param_spec_boolean ("pacing", "Pacing",
+          "Let TCP pace every connection at its own rate (SO_MAX_PACING_RATE)"
+          ": a window leaves spread over the round trip, not in one burst "
+          "that a full drop-tail queue drops", DEFAULT_PACING,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_MAX_SESSIONS,
       g_param_spec_uint ("max-sessions", "Max sessions",

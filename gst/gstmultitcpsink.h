@@ -23,6 +23,7 @@ struct _GstMultiTcpSink {
   guint64 max_session_lag;
   guint notsent_lowat;
   gchar *congestion_control;
+  gboolean pacing;
   guint max_sessions;
   guint max_connections;
   guint handshake_timeout;

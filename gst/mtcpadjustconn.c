@@ -16,10 +16,16 @@ mtcp_adjust_conn_init (MtcpAdjustConn * ac, const MtcpAdjustConnParams * params)
 
 gint
 mtcp_adjust_conn_update (MtcpAdjustConn * ac, gdouble ratio, gdouble measured,
-    gdouble target)
+    gdouble target, gboolean network_limited)
 {
   gdouble prev = ac->prev_ratio;
 
+  if (ratio >= ac->params.cf && !network_limited) {
+    g_snprintf (ac->reason, sizeof (ac->reason), "congestion ratio %.2f >= "
+        "cf %.2f but the sender had nothing queued: idle windows, keep",
+        ratio, ac->params.cf);
+    return 0;
+  }
   if (ratio >= ac->params.cf) {
     ac->prev_ratio = ratio;
     g_snprintf (ac->reason, sizeof (ac->reason), "congestion ratio %.2f >= "

@@ -22,9 +22,11 @@ typedef struct {
 void mtcp_adjust_conn_init (MtcpAdjustConn * ac,
     const MtcpAdjustConnParams * params);
 /* Returns -1 (stop one), 0 or +1 (start one). @ratio is W_s/W_n,
- * throughputs in bytes/s. */
+ * throughputs in bytes/s. @network_limited FALSE (the sender had nothing
+ * queued): windows over cf * W_n are idle, not a sign of severe
+ * congestion, so step 3 does not stop one. */
 gint mtcp_adjust_conn_update (MtcpAdjustConn * ac, gdouble ratio,
-    gdouble measured, gdouble target);
+    gdouble measured, gdouble target, gboolean network_limited);
 
 G_END_DECLS
 

@@ -1240,7 +1240,7 @@ controller_tick (MtcpClient * client, gint64 now)
       d = mtcp_adjust_conn_update (&client->conn_control,
           mtcp_adjust_window_congestion_ratio (&client->window, rtt),
           client->window.measured < 0 ? sample : client->window.measured,
-          client->target_Bps);
+          client->target_Bps, network_limited);
       client->wanted = CLAMP ((gint) count_conns (client, FALSE) + d,
           (gint) fewest_connections (client), (gint) c->max_connections);
       g_strlcpy (client->conn_reason, client->conn_control.reason,

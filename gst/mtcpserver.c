@@ -6,6 +6,7 @@
 #include "mtcptcpinfo.h"
 #include "mtcpiothread.h"
 
+#include <errno.h>
 #include <string.h>
 #include <sys/random.h>
 
@@ -533,6 +534,9 @@ apply_socket_options (MtcpServer * server, ServerConn * sc)
     g_clear_error (&err);
   }
   sc->congestion = mtcp_tcp_get_congestion (sc->conn->socket);
+  if (server->config.pacing && !mtcp_tcp_set_pacing (sc->conn->socket))
+    server_warn (server, "could not turn on TCP pacing (SO_MAX_PACING_RATE): "
+        "%s", g_strerror (errno));
 }
 
 static void

@@ -131,6 +131,36 @@ mtcp_tcp_set_nodelay (GSocket * socket, gboolean nodelay)
       NULL);
 }
 
+gboolean
+mtcp_tcp_set_pacing (GSocket * socket)
+{
+#if defined(__linux__) && defined(SO_MAX_PACING_RATE)
+  /* Any cap other than "unlimited" (~0) turns on TCP's internal pacing
+   * when no fq qdisc paces the socket; a cap this high never binds. */
+  guint64 cap = G_MAXUINT64 - 1;
+
+  return setsockopt (g_socket_get_fd (socket), SOL_SOCKET, SO_MAX_PACING_RATE,
+      &cap, sizeof (cap)) == 0;
+#else
+  return FALSE;
+#endif
+}
+
+guint64
+mtcp_tcp_get_max_pacing_rate (GSocket * socket)
+{
+#if defined(__linux__) && defined(SO_MAX_PACING_RATE)
+  guint64 cap = 0;
+  socklen_t len = sizeof (cap);
+
+  if (getsockopt (g_socket_get_fd (socket), SOL_SOCKET, SO_MAX_PACING_RATE,
+          &cap, &len) == 0)
+    return len == sizeof (guint32) && (guint32) cap == G_MAXUINT32 ?
+        G_MAXUINT64 : cap;
+#endif
+  return G_MAXUINT64;
+}
+
 void
 mtcp_tcp_delay_acks (GSocket * socket)
 {

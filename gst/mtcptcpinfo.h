@@ -39,6 +39,12 @@ gchar *mtcp_tcp_get_congestion (GSocket * socket);
 /* Bound on the receive window the kernel advertises (0 = no clamp). */
 gboolean mtcp_tcp_set_window_clamp (GSocket * socket, guint32 bytes);
 void mtcp_tcp_set_nodelay (GSocket * socket, gboolean nodelay);
+/* Lets the kernel pace the socket at its congestion control's own rate
+ * (about cwnd/RTT), instead of sending each window in one burst. */
+gboolean mtcp_tcp_set_pacing (GSocket * socket);
+/* The pacing cap the socket has (SO_MAX_PACING_RATE), bytes/s;
+ * G_MAXUINT64 when none. */
+guint64 mtcp_tcp_get_max_pacing_rate (GSocket * socket);
 /* Leave the kernel's quick-ACK mode: one ACK per two full segments. */
 void mtcp_tcp_delay_acks (GSocket * socket);
 

@@ -20,6 +20,7 @@ GST_START_TEST (test_adjust_window_steps)
   MtcpAdjustWindowParams p = { 0.0, 7000, 2.0, 1000 };
   MtcpAdjustWindow aw;
   guint w0[] = { 4, 3, 3 }, w1[] = { 5, 5, 5 }, w2[] = { 4, 4, 5 };
+  guint w_idle[] = { 4, 4, 4 };
 
   /* T_d 100 kB/s, RTT 100 ms, MSS 1000: 10 segments over 3 */
   mtcp_adjust_window_init (&aw, &p, 3, 100000, 0.1);
@@ -30,13 +31,23 @@ GST_START_TEST (test_adjust_window_steps)
       MTCP_WINDOW_INCREASE);
   expect_windows (&aw, w1, 3);
 
-  /* short, but the sender had nothing queued: hold */
+  /* short, but the sender had nothing queued: no raise; the 5 segments
+   * over T_d * RTT / MSS = 10 are halved (rounded up), from the largest */
+  fail_unless_equals_int (mtcp_adjust_window_update (&aw, 50000, 0.1, FALSE),
+      MTCP_WINDOW_DECREASE);
+  expect_windows (&aw, w_idle, 3);
+  fail_unless (strstr (aw.reason, "nothing queued") != NULL);
+  /* down to the starting sum, and no further */
+  mtcp_adjust_window_update (&aw, 50000, 0.1, FALSE);
+  mtcp_adjust_window_update (&aw, 50000, 0.1, FALSE);
+  fail_unless_equals_int (mtcp_adjust_window_sum (&aw), 10);
   fail_unless_equals_int (mtcp_adjust_window_update (&aw, 50000, 0.1, FALSE),
       MTCP_WINDOW_HOLD);
-  expect_windows (&aw, w1, 3);
-  fail_unless (strstr (aw.reason, "nothing queued") != NULL);
+  fail_unless_equals_int (mtcp_adjust_window_sum (&aw), 10);
 
-  /* 20 kB/s over: 2 segments fewer, taken from the largest */
+  /* back to 15, then 20 kB/s over: 2 segments fewer, from the largest */
+  mtcp_adjust_window_update (&aw, 50000, 0.1, TRUE);
+  expect_windows (&aw, w1, 3);
   fail_unless_equals_int (mtcp_adjust_window_update (&aw, 120000, 0.1, TRUE),
       MTCP_WINDOW_DECREASE);
   expect_windows (&aw, w2, 3);
@@ -138,17 +149,24 @@ GST_START_TEST (test_adjust_conn_steps)
   MtcpAdjustConn ac;
 
   mtcp_adjust_conn_init (&ac, &p);
-  fail_unless_equals_int (mtcp_adjust_conn_update (&ac, 1.0, 90, 100), 0);
+  fail_unless_equals_int (mtcp_adjust_conn_update (&ac, 1.0, 90, 100, TRUE), 0);
   /* congestion rose by more than beta and we are short: one more */
-  fail_unless_equals_int (mtcp_adjust_conn_update (&ac, 2.5, 90, 100), 1);
+  fail_unless_equals_int (mtcp_adjust_conn_update (&ac, 2.5, 90, 100, TRUE), 1);
   /* rose, but by less than beta from the new reference */
-  fail_unless_equals_int (mtcp_adjust_conn_update (&ac, 3.0, 90, 100), 0);
+  fail_unless_equals_int (mtcp_adjust_conn_update (&ac, 3.0, 90, 100, TRUE), 0);
   /* rose by more than beta but the target is met: keep */
-  fail_unless_equals_int (mtcp_adjust_conn_update (&ac, 3.6, 110, 100), 0);
+  fail_unless_equals_int (mtcp_adjust_conn_update (&ac, 3.6, 110, 100, TRUE), 0);
   /* fell by more than beta and over the target: one fewer */
-  fail_unless_equals_int (mtcp_adjust_conn_update (&ac, 1.2, 110, 100), -1);
-  /* at or over cf: severe congestion, one fewer whatever the rate */
-  fail_unless_equals_int (mtcp_adjust_conn_update (&ac, 5.0, 10, 100), -1);
+  fail_unless_equals_int (mtcp_adjust_conn_update (&ac, 1.2, 110, 100, TRUE), -1);
+  /* at or over cf but the sender had nothing queued: the windows are
+   * idle, not the path congested (after a congestion episode): keep */
+  fail_unless_equals_int (mtcp_adjust_conn_update (&ac, 9.0, 10, 100,
+          FALSE), 0);
+  fail_unless (strstr (ac.reason, "nothing queued") != NULL);
+  /* at or over cf with a backlog: severe congestion, one fewer whatever
+   * the rate */
+  fail_unless_equals_int (mtcp_adjust_conn_update (&ac, 5.0, 10, 100, TRUE),
+      -1);
   fail_unless (strstr (ac.reason, "cf") != NULL);
 }
 

@@ -139,6 +139,13 @@ GST_START_TEST (test_knobs_read_back)
 
   mtcp_tcp_set_nodelay (p.client, TRUE);
   fail_unless_equals_int (int_option (p.client, TCP_NODELAY), 1);
+
+  /* no cap until pacing is asked for; then a cap that never binds */
+  fail_unless_equals_uint64 (mtcp_tcp_get_max_pacing_rate (p.client),
+      G_MAXUINT64);
+  fail_unless (mtcp_tcp_set_pacing (p.client));
+  fail_unless (mtcp_tcp_get_max_pacing_rate (p.client) != G_MAXUINT64);
+  fail_unless (mtcp_tcp_get_max_pacing_rate (p.client) >= G_MAXUINT32);
   pair_close (&p);
 }
 

@@ -128,23 +128,30 @@ def fig4udp(args):
     with open(path, "w") as f:
         json.dump(scn, f, indent=1)
     base = scn["receiver"]
-    variants = [("5 connections", base),
+    variants = [("5 connections", base, None),
                 ("dynamic", base.replace(
                     "connections=5", "connections=5 "
                     "connection-control=congestion min-connections=1 "
-                    "max-connections=16"))]
+                    "max-connections=16"), None),
+                # are the drops a window's burst meeting a full queue?
+                ("5 connections, pacing", base, scn["sender"].replace(
+                    "multitcpsink ", "multitcpsink pacing=true "))]
     results = {}
     for cc in args.cc:
-        for label, receiver in variants:
-            name = f"fig4udp-{cc}-{label.split()[0]}"
+        for label, receiver, sender in variants:
+            name = f"fig4udp-{cc}-{label.split()[0]}" + (
+                "-pacing" if sender else "")
             print(f"running {name}", flush=True)
-            results[(cc, label)] = run_variant(path, name, {
-                "cc": cc, "receiver": receiver, "name": name})
+            overrides = {"cc": cc, "receiver": receiver, "name": name}
+            if sender:
+                overrides["sender"] = sender
+            results[(cc, label)] = run_variant(path, name, overrides)
     lines = ["## MultiTCP Fig. 4's UDP bursts at the paper's length", "",
              f"`tests/netsim/experiments.py fig4udp` (scenario "
              f"`tests/scenarios/multitcp-fig4-udp.json`): {scn['comment']}. "
              "Same receivers as the Fig. 4 run above (5 connections, and "
-             "the dynamic controller from N = 5); cells as there.", ""]
+             "the dynamic controller from N = 5), and 5 connections with "
+             "the sink's `pacing` on; cells as there.", ""]
     lines += fig4_table(scn, results)
     write_section(os.path.join(DOCS, "control.md"),
                   "## MultiTCP Fig. 4's UDP bursts at the paper's length",
