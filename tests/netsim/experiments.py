@@ -135,7 +135,10 @@ def fig4udp(args):
                     "max-connections=16"), None),
                 # are the drops a window's burst meeting a full queue?
                 ("5 connections, pacing", base, scn["sender"].replace(
-                    "multitcpsink ", "multitcpsink pacing=true "))]
+                    "multitcpsink ", "multitcpsink pacing=true ")),
+                # does a share against the UDP flood come with numbers?
+                ("16 connections", base.replace("connections=5",
+                                                "connections=16"), None)]
     results = {}
     for cc in args.cc:
         for label, receiver, sender in variants:
@@ -150,8 +153,9 @@ def fig4udp(args):
              f"`tests/netsim/experiments.py fig4udp` (scenario "
              f"`tests/scenarios/multitcp-fig4-udp.json`): {scn['comment']}. "
              "Same receivers as the Fig. 4 run above (5 connections, and "
-             "the dynamic controller from N = 5), and 5 connections with "
-             "the sink's `pacing` on; cells as there.", ""]
+             "the dynamic controller from N = 5), 5 connections with "
+             "the sink's `pacing` on, and 16 connections; cells as there.",
+             ""]
     lines += fig4_table(scn, results)
     write_section(os.path.join(DOCS, "control.md"),
                   "## MultiTCP Fig. 4's UDP bursts at the paper's length",
