@@ -254,7 +254,7 @@ def write_docs(args, results):
             f"{r['delivered_mbps']:.2f} | {wpb} | {cpu} | {note} |")
     if args.section:
         # a partial run: its own section, the grid's table and plot stay
-        lines[0:3] = [f"## {args.section}", "",
+        lines[0:4] = [f"## {args.section}", "",
                       f"`tests/bench/compare.py` with the settings of the "
                       f"grid above, {args.seconds:g} s per run.", ""]
         write_doc_section(lines)
