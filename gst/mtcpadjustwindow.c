@@ -101,34 +101,6 @@ shrink_one (MtcpAdjustWindow * aw)
   return TRUE;
 }
 
-/* The sender had nothing queued: the windows were more than the path
- * needed. A live source never sends over T_d, so Alg. 1's decrease
- * (T_m > T_d + lambda) would leave windows grown in a congestion episode
- * as they were, and W_s/W_n would read as congestion long after it ended:
- * halve the excess over the starting sum T_d * RTT / MSS instead. */
-static MtcpWindowDecision
-relax_idle_windows (MtcpAdjustWindow * aw, gdouble rtt_s)
-{
-  guint sum = mtcp_adjust_window_sum (aw);
-  guint start = (guint) ceil (aw->target * rtt_s / aw->params.mss);
-  guint d = sum > start ? (sum - start + 1) / 2 : 0;
-
-  if (d == 0) {
-    aw->last = MTCP_WINDOW_HOLD;
-    g_snprintf (aw->reason, sizeof (aw->reason), "T_m %.0f, T_d %.0f B/s, "
-        "the sender had nothing queued: the path is not the limit; window "
-        "sum %u", aw->measured, aw->target, sum);
-    return aw->last;
-  }
-  while (d-- > 0 && shrink_one (aw));
-  aw->last = MTCP_WINDOW_DECREASE;
-  g_snprintf (aw->reason, sizeof (aw->reason), "T_m %.0f, T_d %.0f B/s, "
-      "the sender had nothing queued: window sum %u -> %u segments, toward "
-      "T_d*RTT/MSS = %u", aw->measured, aw->target, sum,
-      mtcp_adjust_window_sum (aw), start);
-  return aw->last;
-}
-
 MtcpWindowDecision
 mtcp_adjust_window_update (MtcpAdjustWindow * aw, gdouble sample_Bps,
     gdouble rtt_s, gboolean network_limited)
@@ -142,9 +114,14 @@ mtcp_adjust_window_update (MtcpAdjustWindow * aw, gdouble sample_Bps,
       aw->params.smoothing * aw->measured +
       (1 - aw->params.smoothing) * sample_Bps;
 
-  if (aw->measured <= aw->target + aw->params.guard && !network_limited)
-    return relax_idle_windows (aw, rtt_s);
   if (aw->measured < aw->target && sum <= cap) {
+    if (!network_limited) {
+      aw->last = MTCP_WINDOW_HOLD;
+      g_snprintf (aw->reason, sizeof (aw->reason), "T_m %.0f < T_d %.0f B/s "
+          "but the sender had nothing queued: the path is not the limit",
+          aw->measured, aw->target);
+      return aw->last;
+    }
     d = (guint64) ceil ((aw->target - aw->measured) * rtt_s /
         aw->params.mss);
     while (d-- > 0 && mtcp_adjust_window_sum (aw) < cap)

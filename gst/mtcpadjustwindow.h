@@ -53,8 +53,7 @@ void mtcp_adjust_window_set_connections (MtcpAdjustWindow * aw, guint n);
 
 /* Steps 3-20, once per sampling interval, with the throughput measured
  * over it. @network_limited FALSE means the sender had nothing queued, so
- * a shortfall says nothing about the path: windows are not raised, and
- * their excess over T_d * RTT / MSS is halved. */
+ * a shortfall says nothing about the path: windows are not raised. */
 MtcpWindowDecision mtcp_adjust_window_update (MtcpAdjustWindow * aw,
     gdouble sample_Bps, gdouble rtt_s, gboolean network_limited);
 
