@@ -20,13 +20,13 @@ mtcp_adjust_conn_update (MtcpAdjustConn * ac, gdouble ratio, gdouble measured,
 {
   gdouble prev = ac->prev_ratio;
 
-  if (ratio >= ac->params.cf && !network_limited) {
-    g_snprintf (ac->reason, sizeof (ac->reason), "congestion ratio %.2f >= "
-        "cf %.2f but the sender had nothing queued: idle windows, keep",
-        ratio, ac->params.cf);
-    return 0;
-  }
   if (ratio >= ac->params.cf) {
+    if (!network_limited) {
+      g_snprintf (ac->reason, sizeof (ac->reason), "congestion ratio %.2f >= "
+          "cf %.2f but the sender had nothing queued: idle windows, keep",
+          ratio, ac->params.cf);
+      return 0;
+    }
     ac->prev_ratio = ratio;
     g_snprintf (ac->reason, sizeof (ac->reason), "congestion ratio %.2f >= "
         "cf %.2f: severe congestion, stop one", ratio, ac->params.cf);

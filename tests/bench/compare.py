@@ -5,7 +5,8 @@ in the same run: one TCP connection (tcpserversink/tcpclientsrc), SRT
 x264 CBR video in MPEG-TS (tests/bench/peer_live.py).
 
   tests/bench/compare.py [--grid issue|full] [--cc cubic bbr]
-      [--systems multitcp-pars multitcp-dynamic tcp srt rist] [--seconds 40]
+      [--systems multitcp-pars multitcp-dynamic multitcp-parsdyn tcp srt rist]
+      [--seconds 40]
       [--build build] [--cells 0 1] [--section "heading"]
 
 A cell is RTT x random loss x stream bitrate x latency budget on a 50 Mbit/s

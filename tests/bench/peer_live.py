@@ -7,7 +7,8 @@ so every system moves the same bytes.
   peer_live.py recv SYSTEM PEER_ADDR PORT BITRATE_KBPS SECONDS BUDGET_MS OUT.json
 
 SYSTEM: multitcp-N (N connections), multitcp-pars (count from ParS Eq. 19),
-multitcp-dynamic (VariedConnVariedWinSize), tcp, srt, rist.
+multitcp-dynamic (VariedConnVariedWinSize from N = 5), multitcp-parsdyn (the
+same from ParS's count), tcp, srt, rist.
 The receiver records, for every video frame that comes out of tsdemux, its
 arrival time (CLOCK_MONOTONIC) and PTS, the TS bytes its source delivered,
 and its own CPU time; the sender records its CPU time. Each writes OUT.json.
