@@ -556,7 +556,7 @@ make_hello (MtcpClient * client, gboolean join, MtcpHello * hello)
   hello->magic = MTCP_MAGIC;
   hello->version = MTCP_VERSION;
   hello->flags = (join ? MTCP_HELLO_FLAG_JOIN : 0) |
-      MTCP_HELLO_FLAG_BUFFER_DELTA;
+      MTCP_HELLO_FLAG_BUFFER_DELTA | MTCP_HELLO_FLAG_COMPACT;
   hello->latency_ms = (guint32) MIN (client->config.latency / GST_MSECOND,
       G_MAXUINT32);
   if (join)

@@ -298,7 +298,8 @@ mtcp_connection_queue (MtcpConnection * conn, MtcpOutFrame * frame)
     frame->head = frame->head_inline;
     frame->head_size = conn->buffer_delta ?
         mtcp_write_buffer_delta_head (frame->head_inline,
-        sizeof (frame->head_inline), &frame->info, &conn->delta_out) :
+        sizeof (frame->head_inline), &frame->info, &conn->delta_out,
+        conn->compact) :
         mtcp_write_buffer_head (frame->head_inline,
         sizeof (frame->head_inline), &frame->info);
   }

@@ -260,40 +260,73 @@ get_delta (const guint8 * p, gsize size, gsize * pos, guint64 reference,
 #define DELTA_HAS_PTS 0x01
 #define DELTA_HAS_DTS 0x02
 #define DELTA_HAS_DURATION 0x04
+#define DELTA_TIMES (DELTA_HAS_PTS | DELTA_HAS_DTS | DELTA_HAS_DURATION)
+/* alone in the mask: only the seq follows, the times and flags are the last
+ * one's */
+#define DELTA_SAME 0x08
+
+static guint8
+delta_time_mask (const MtcpBufferInfo * info)
+{
+  return (info->pts != MTCP_TIME_NONE ? DELTA_HAS_PTS : 0) |
+      (info->dts != MTCP_TIME_NONE ? DELTA_HAS_DTS : 0) |
+      (info->duration != MTCP_TIME_NONE ? DELTA_HAS_DURATION : 0);
+}
+
+/* the MPEG-TS units of one video frame: times and flags as the last's */
+static gboolean
+delta_same (const MtcpBufferInfo * info, guint8 mask,
+    const MtcpBufferDeltaState * state)
+{
+  return mask == state->mask && info->flags == state->flags &&
+      (!(mask & DELTA_HAS_PTS) || info->pts == state->pts) &&
+      (!(mask & DELTA_HAS_DTS) || info->dts == state->dts) &&
+      (!(mask & DELTA_HAS_DURATION) || info->duration == state->duration);
+}
 
 gsize
 mtcp_write_buffer_delta_head (guint8 * out, gsize out_size,
-    const MtcpBufferInfo * info, MtcpBufferDeltaState * state)
+    const MtcpBufferInfo * info, MtcpBufferDeltaState * state,
+    gboolean compact)
 {
-  guint8 *b = out + MTCP_HEADER_SIZE;
-  gsize n = 1;
-  guint8 mask = 0;
+  guint8 body[MTCP_BUFFER_DELTA_HEAD_MAX];
+  guint8 mask = delta_time_mask (info);
+  gsize n = 1, head;
 
   if (out_size < MTCP_BUFFER_DELTA_HEAD_MAX)
     return 0;
-  n += put_delta (b + n, info->seq, state->next_seq);
-  if (info->pts != MTCP_TIME_NONE) {
-    mask |= DELTA_HAS_PTS;
-    n += put_delta (b + n, info->pts, state->pts);
-    state->pts = info->pts;
+  body[0] = compact && delta_same (info, mask, state) ? DELTA_SAME : mask;
+  n += put_delta (body + n, info->seq, state->next_seq);
+  if (body[0] != DELTA_SAME) {
+    if (mask & DELTA_HAS_PTS)
+      n += put_delta (body + n, info->pts, state->pts);
+    if (mask & DELTA_HAS_DTS)
+      n += put_delta (body + n, info->dts, state->dts);
+    if (mask & DELTA_HAS_DURATION)
+      n += put_delta (body + n, info->duration, state->duration);
+    n += put_varint (body + n, info->flags);
   }
-  if (info->dts != MTCP_TIME_NONE) {
-    mask |= DELTA_HAS_DTS;
-    n += put_delta (b + n, info->dts, state->dts);
-    state->dts = info->dts;
-  }
-  if (info->duration != MTCP_TIME_NONE) {
-    mask |= DELTA_HAS_DURATION;
-    n += put_delta (b + n, info->duration, state->duration);
-    state->duration = info->duration;
-  }
-  n += put_varint (b + n, info->flags);
-  b[0] = mask;
-  state->next_seq = info->seq + 1;
   if ((guint64) info->payload_size + n > G_MAXUINT32)
     return 0;
-  mtcp_write_header (out, MTCP_FRAME_BUFFER_DELTA, 0, n + info->payload_size);
-  return MTCP_HEADER_SIZE + n;
+  if (compact && info->payload_size + n <= MTCP_SHORT_BODY_MAX) {
+    out[0] = MTCP_SHORT_HEADER_BIT | MTCP_FRAME_BUFFER_DELTA;
+    put_u16 (out + 1, n + info->payload_size);
+    head = MTCP_SHORT_HEADER_SIZE;
+  } else {
+    head = mtcp_write_header (out, MTCP_FRAME_BUFFER_DELTA, 0,
+        n + info->payload_size);
+  }
+  memcpy (out + head, body, n);
+  if (mask & DELTA_HAS_PTS)
+    state->pts = info->pts;
+  if (mask & DELTA_HAS_DTS)
+    state->dts = info->dts;
+  if (mask & DELTA_HAS_DURATION)
+    state->duration = info->duration;
+  state->mask = mask;
+  state->flags = info->flags;
+  state->next_seq = info->seq + 1;
+  return head + n;
 }
 
 gsize
@@ -447,11 +480,21 @@ mtcp_parse_header (const guint8 * data, gsize size, guint32 max_body,
 {
   guint32 limit;
 
-  if (size < MTCP_HEADER_SIZE)
-    return MTCP_PARSE_NEED_MORE;
-  hdr->type = data[0];
-  hdr->flags = data[1];
-  hdr->length = get_u32 (data + 4);
+  if (size >= 1 && (data[0] & MTCP_SHORT_HEADER_BIT)) {
+    if (size < MTCP_SHORT_HEADER_SIZE)
+      return MTCP_PARSE_NEED_MORE;
+    hdr->type = data[0] & ~MTCP_SHORT_HEADER_BIT;
+    hdr->flags = 0;
+    hdr->length = get_u16 (data + 1);
+    hdr->head_size = MTCP_SHORT_HEADER_SIZE;
+  } else {
+    if (size < MTCP_HEADER_SIZE)
+      return MTCP_PARSE_NEED_MORE;
+    hdr->type = data[0];
+    hdr->flags = data[1];
+    hdr->length = get_u32 (data + 4);
+    hdr->head_size = MTCP_HEADER_SIZE;
+  }
   limit = is_control_type (hdr->type) ?
       MIN (max_body, MTCP_MAX_CONTROL_BODY) : max_body;
   if (hdr->length > limit) {
@@ -585,11 +628,24 @@ mtcp_parse_buffer_delta (const guint8 * body, gsize size,
   guint64 flags;
   guint8 mask;
 
+  if (size >= 2 && body[0] == DELTA_SAME &&
+      get_delta (body, size, &pos, state->next_seq, &out->seq)) {
+    out->pts = (state->mask & DELTA_HAS_PTS) ? state->pts : MTCP_TIME_NONE;
+    out->dts = (state->mask & DELTA_HAS_DTS) ? state->dts : MTCP_TIME_NONE;
+    out->duration = (state->mask & DELTA_HAS_DURATION) ?
+        state->duration : MTCP_TIME_NONE;
+    out->flags = state->flags;
+    out->payload_size = size - pos;
+    state->next_seq = out->seq + 1;
+    *payload = body + pos;
+    return TRUE;
+  }
   if (!check_size ("BUFFER_DELTA", size, 3, error))
     return FALSE;
   mask = body[0];
   out->pts = out->dts = out->duration = MTCP_TIME_NONE;
-  if (mask & ~(DELTA_HAS_PTS | DELTA_HAS_DTS | DELTA_HAS_DURATION) ||
+  /* SAME cut short lands here too */
+  if (mask & ~DELTA_TIMES ||
       !get_delta (body, size, &pos, state->next_seq, &out->seq) ||
       ((mask & DELTA_HAS_PTS) &&
           !get_delta (body, size, &pos, state->pts, &out->pts)) ||
@@ -614,6 +670,8 @@ mtcp_parse_buffer_delta (const guint8 * body, gsize size,
   out->flags = (guint32) flags;
   out->payload_size = size - pos;
   next.next_seq = out->seq + 1;
+  next.mask = mask;
+  next.flags = out->flags;
   if (mask & DELTA_HAS_PTS)
     next.pts = out->pts;
   if (mask & DELTA_HAS_DTS)
@@ -781,13 +839,15 @@ mtcp_frame_reader_space (MtcpFrameReader * r, gsize * size)
   gsize chunk = MIN ((gsize) READ_CHUNK,
       MTCP_HEADER_SIZE + (gsize) r->max_body);
   gsize want = chunk;
+  MtcpFrameHeader hdr;
 
   /* a frame whose header is in: room for more of it, but only as its
    * bytes come (at most doubling what is held), never at once for a length
    * that is only claimed */
-  if (pending >= MTCP_HEADER_SIZE) {
-    gsize frame = MTCP_HEADER_SIZE + (gsize) get_u32 (r->data + r->start + 4);
-    if (frame <= MTCP_HEADER_SIZE + (gsize) r->max_body && frame > pending)
+  if (mtcp_parse_header (r->data + r->start, pending, G_MAXUINT32, &hdr,
+          NULL) == MTCP_PARSE_OK) {
+    gsize frame = hdr.head_size + (gsize) hdr.length;
+    if (hdr.length <= r->max_body && frame > pending)
       want = MAX (want, MIN (frame - pending, pending));
   }
   if (r->alloc - r->end < want) {
@@ -820,16 +880,14 @@ mtcp_frame_reader_next (MtcpFrameReader * r, MtcpFrameHeader * hdr,
   gsize pending = r->end - r->start;
   MtcpParseResult res;
 
-  if (pending < MTCP_HEADER_SIZE)
-    return MTCP_PARSE_NEED_MORE;
   res = mtcp_parse_header (r->data + r->start, pending, r->max_body, hdr,
       error);
   if (res != MTCP_PARSE_OK)
     return res;
-  if (pending < MTCP_HEADER_SIZE + (gsize) hdr->length)
+  if (pending < hdr->head_size + (gsize) hdr->length)
     return MTCP_PARSE_NEED_MORE;
-  *body = r->data + r->start + MTCP_HEADER_SIZE;
-  r->start += MTCP_HEADER_SIZE + hdr->length;
+  *body = r->data + r->start + hdr->head_size;
+  r->start += hdr->head_size + hdr->length;
   if (r->start == r->end)
     r->start = r->end = 0;      /* the body stays valid: nothing overwrites it yet */
   return MTCP_PARSE_OK;

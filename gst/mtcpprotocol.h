@@ -1,7 +1,9 @@
 /* multitcp wire protocol, version 1: see docs/protocol.md.
  *
- * Every frame is a fixed 8-byte header followed by `length` body bytes:
+ * Every frame is an 8-byte header followed by `length` body bytes:
  *   u8 type, u8 flags, u16 reserved (0), u32 length      (big-endian)
+ * or, to a receiver that asked for it (HELLO flag COMPACT), a 3-byte one:
+ *   u8 0x80 | type, u16 length
  * A reader checks `length` against a limit before it allocates anything,
  * and skips frames of unknown type by their length. */
 #ifndef __MTCP_PROTOCOL_H__
@@ -14,6 +16,10 @@ G_BEGIN_DECLS
 #define MTCP_MAGIC            0x4d544350u       /* "MTCP" */
 #define MTCP_VERSION          1
 #define MTCP_HEADER_SIZE      8
+/* the short header: types stay below 0x80, so the top bit marks it */
+#define MTCP_SHORT_HEADER_SIZE 3
+#define MTCP_SHORT_HEADER_BIT  0x80
+#define MTCP_SHORT_BODY_MAX    G_MAXUINT16
 #define MTCP_SESSION_ID_SIZE  16
 
 /* Hard limits, applied before a length or count is used. */
@@ -46,6 +52,8 @@ typedef enum {
 /* HELLO flags */
 #define MTCP_HELLO_FLAG_JOIN   0x01     /* session_id names an existing session */
 #define MTCP_HELLO_FLAG_BUFFER_DELTA 0x02       /* the receiver reads BUFFER_DELTA */
+/* the receiver reads short headers and BUFFER_DELTA's REPEAT */
+#define MTCP_HELLO_FLAG_COMPACT 0x04
 
 /* Buffer flags on the wire (independent of GstBufferFlags values) */
 typedef enum {
@@ -79,6 +87,7 @@ typedef struct {
   guint8 type;
   guint8 flags;
   guint32 length;
+  guint8 head_size;             /* MTCP_HEADER_SIZE or MTCP_SHORT_HEADER_SIZE */
 } MtcpFrameHeader;
 
 typedef struct {
@@ -120,10 +129,12 @@ typedef struct {
   guint64 pts;
   guint64 dts;
   guint64 duration;
+  guint8 mask;                  /* which times the last one carried */
+  guint32 flags;                /* the last one's buffer flags */
 } MtcpBufferDeltaState;
 
-/* the most a BUFFER_DELTA head can take: header, field mask, four 64-bit
- * varints and the flags */
+/* the most a BUFFER_DELTA head can take: long header, field mask, four
+ * 64-bit varints and the flags */
 #define MTCP_BUFFER_DELTA_HEAD_MAX (MTCP_HEADER_SIZE + 1 + 4 * 10 + 5)
 
 typedef struct {
@@ -168,9 +179,12 @@ gsize mtcp_write_refuse (guint8 * out, gsize out_size, guint16 code,
 /* header + fixed part only; the caller sends payload_size bytes after it */
 gsize mtcp_write_buffer_head (guint8 * out, gsize out_size,
     const MtcpBufferInfo * info);
-/* the same as a BUFFER_DELTA head, coded against @state, which it advances */
+/* the same as a BUFFER_DELTA head, coded against @state, which it advances;
+ * @compact (the receiver set HELLO's COMPACT): a short header when the body
+ * fits, and a one-byte REPEAT head for a buffer that only follows on */
 gsize mtcp_write_buffer_delta_head (guint8 * out, gsize out_size,
-    const MtcpBufferInfo * info, MtcpBufferDeltaState * state);
+    const MtcpBufferInfo * info, MtcpBufferDeltaState * state,
+    gboolean compact);
 gsize mtcp_write_caps (guint8 * out, gsize out_size, guint64 seq,
     const gchar * caps_str);
 gsize mtcp_write_eos (guint8 * out, gsize out_size, guint64 seq);
@@ -210,8 +224,9 @@ typedef enum {
   MTCP_PARSE_ERROR,             /* the peer broke the protocol: close */
 } MtcpParseResult;
 
-/* Parse the 8-byte header and check the length against @max_body
- * (and against MTCP_MAX_CONTROL_BODY for control frames). */
+/* Parse the 8-byte or the 3-byte header (hdr->head_size says which) and
+ * check the length against @max_body (and against MTCP_MAX_CONTROL_BODY for
+ * control frames). */
 MtcpParseResult mtcp_parse_header (const guint8 * data, gsize size,
     guint32 max_body, MtcpFrameHeader * hdr, gchar ** error);
 

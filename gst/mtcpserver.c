@@ -599,6 +599,8 @@ admit (MtcpServer * server, ServerConn * sc, const MtcpHello * hello)
   g_ptr_array_add (sess->conns, sc);
   sc->conn->keep_sent = TRUE;
   sc->conn->buffer_delta = (hello->flags & MTCP_HELLO_FLAG_BUFFER_DELTA) != 0;
+  sc->conn->compact = sc->conn->buffer_delta &&
+      (hello->flags & MTCP_HELLO_FLAG_COMPACT) != 0;
   if (sess->orphaned_us) {
     GST_INFO ("session %s resumes after %" G_GINT64_FORMAT " ms without "
         "connections", sess->id_str,
@@ -614,7 +616,8 @@ admit (MtcpServer * server, ServerConn * sc, const MtcpHello * hello)
   GST_INFO ("connection %u from %s joins session %s (%u connections, "
       "congestion control %s, %s heads)", sc->id, sc->conn->peer,
       sess->id_str, sess->conns->len, sc->congestion,
-      sc->conn->buffer_delta ? "delta" : "plain");
+      sc->conn->compact ? "compact" : sc->conn->buffer_delta ? "delta" :
+      "plain");
   pump_session (server, sess);
   return sc->session != NULL;
 }

@@ -1512,7 +1512,8 @@ GST_END_TEST;
 #define TS_PER_FRAME 25
 
 /* MPEG-TS in 1316-byte units, 25 to a video frame with one timestamp: the
- * sink sends each as BUFFER_DELTA, a few bytes of head instead of 48. */
+ * sink sends each as BUFFER_DELTA with a short header, 5 bytes of head
+ * instead of 48 (BUFFER) or 14 (BUFFER_DELTA with the 8-byte header). */
 GST_START_TEST (test_small_buffers_cost_a_small_head)
 {
   Sender *s = sender_new (NULL);
@@ -1552,9 +1553,9 @@ GST_START_TEST (test_small_buffers_cost_a_small_head)
   overhead = sent - (guint64) TS_BUFFERS * TS_SIZE;
   GST_INFO ("%" G_GUINT64_FORMAT " bytes sent for %u x %u: %.1f a buffer",
       sent, TS_BUFFERS, TS_SIZE, (gdouble) overhead / TS_BUFFERS);
-  /* heads of 14 bytes, plus REPORTs, WELCOME and CAPS spread over them; a
-   * 48-byte BUFFER head alone would be 48 */
-  fail_unless (overhead < 20 * TS_BUFFERS, "%" G_GUINT64_FORMAT " bytes of "
+  /* heads of 5 bytes, plus REPORTs (72 bytes per connection every 200 ms),
+   * WELCOME and CAPS spread over them; 8-byte headers alone would be 14 */
+  fail_unless (overhead < 10 * TS_BUFFERS, "%" G_GUINT64_FORMAT " bytes of "
       "overhead for %u buffers", overhead, TS_BUFFERS);
   receiver_free (r);
   sender_free (s);
@@ -1611,10 +1612,12 @@ typedef struct {
   MtcpFrameReader *reader;
 } RawConn;
 
-/* Joins (or opens, @sid NULL) a session the way multitcpsrc does, without
- * asking for BUFFER_DELTA; the session id lands in @sid_out. */
+/* Joins (or opens, @sid NULL) a session the way multitcpsrc does, with
+ * HELLO flags @flags (0: plain BUFFER frames); the session id lands in
+ * @sid_out. */
 static void
-raw_conn_open (RawConn * rc, gint port, const guint8 * sid, guint8 * sid_out)
+raw_conn_open (RawConn * rc, gint port, const guint8 * sid, guint8 flags,
+    guint8 * sid_out)
 {
   MtcpHello hello = { 0, };
   guint8 frame[MTCP_HELLO_FRAME_SIZE];
@@ -1627,8 +1630,9 @@ raw_conn_open (RawConn * rc, gint port, const guint8 * sid, guint8 * sid_out)
   rc->reader = mtcp_frame_reader_new (1 << 24);
   hello.magic = MTCP_MAGIC;
   hello.version = MTCP_VERSION;
+  hello.flags = flags;
   if (sid) {
-    hello.flags = MTCP_HELLO_FLAG_JOIN;
+    hello.flags |= MTCP_HELLO_FLAG_JOIN;
     memcpy (hello.session_id, sid, MTCP_SESSION_ID_SIZE);
   }
   mtcp_write_hello (frame, sizeof (frame), &hello);
@@ -1700,6 +1704,77 @@ raw_conn_feedback (RawConn * rc, guint64 highest, guint64 buffered)
   raw_send (rc->sock, frame, sizeof (frame));
 }
 
+/* A receiver that reads BUFFER_DELTA but not the short header (one built
+ * before COMPACT) gets 8-byte headers; one that set COMPACT gets 3-byte
+ * ones; both decode the same buffers. */
+GST_START_TEST (test_compact_heads_only_to_receivers_that_ask)
+{
+  static const guint8 flags[] = { MTCP_HELLO_FLAG_BUFFER_DELTA,
+    MTCP_HELLO_FLAG_BUFFER_DELTA | MTCP_HELLO_FLAG_COMPACT
+  };
+  guint k;
+
+  for (k = 0; k < G_N_ELEMENTS (flags); k++) {
+    Sender *s = sender_new (NULL);
+    GstCaps *caps = gst_caps_new_empty_simple ("video/mpegts");
+    MtcpBufferDeltaState delta = { 0, };
+    guint8 sid[MTCP_SESSION_ID_SIZE];
+    RawConn rc;
+    guint i, got = 0;
+    gint64 until;
+
+    raw_conn_open (&rc, sender_port (s), NULL, flags[k], sid);
+    wait_for_connections (s->sink, 1);
+    gst_app_src_set_caps (GST_APP_SRC (s->appsrc), caps);
+    gst_caps_unref (caps);
+    for (i = 0; i < 10; i++) {
+      GstBuffer *buf = gst_buffer_new_allocate (NULL, TS_SIZE, NULL);
+      gst_buffer_memset (buf, 0, (guint8) i, TS_SIZE);
+      GST_BUFFER_PTS (buf) = (i / 5) * 33 * GST_MSECOND;
+      fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC
+              (s->appsrc), buf), GST_FLOW_OK);
+    }
+    until = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+    while (got < 10) {
+      MtcpFrameHeader hdr;
+      const guint8 *body, *payload;
+      MtcpBufferInfo info;
+      gsize space;
+      guint8 *dst;
+      gssize n;
+
+      if (mtcp_frame_reader_next (rc.reader, &hdr, &body, NULL) !=
+          MTCP_PARSE_OK) {
+        fail_unless (g_get_monotonic_time () < until, "%u buffers", got);
+        if (!g_socket_condition_timed_wait (rc.sock, G_IO_IN, 50000, NULL,
+                NULL))
+          continue;
+        dst = mtcp_frame_reader_space (rc.reader, &space);
+        n = g_socket_receive (rc.sock, (gchar *) dst, space, NULL, NULL);
+        fail_unless (n > 0);
+        mtcp_frame_reader_commit (rc.reader, n);
+        continue;
+      }
+      if (hdr.type != MTCP_FRAME_BUFFER_DELTA)
+        continue;
+      fail_unless_equals_int (hdr.head_size, k ? MTCP_SHORT_HEADER_SIZE :
+          MTCP_HEADER_SIZE);
+      fail_unless (mtcp_parse_buffer_delta (body, hdr.length, &delta, &info,
+              &payload, NULL));
+      /* CAPS took seq 0 */
+      fail_unless_equals_uint64 (info.seq, got + 1);
+      fail_unless_equals_uint64 (info.pts, (got / 5) * 33 * GST_MSECOND);
+      fail_unless_equals_int (info.payload_size, TS_SIZE);
+      fail_unless_equals_int (payload[0], got);
+      got++;
+    }
+    raw_conn_close (&rc);
+    sender_free (s);
+  }
+}
+
+GST_END_TEST;
+
 #define STUCK_SEQ 5
 
 /* The receiver says it holds buffers behind seq 5 and seq 5 has not come:
@@ -1718,8 +1793,8 @@ GST_START_TEST (test_stuck_frame_goes_out_on_another_connection)
   GHashTableIter it;
   gpointer key, mask;
 
-  raw_conn_open (&rc[0], port, NULL, sid);
-  raw_conn_open (&rc[1], port, sid, sid);
+  raw_conn_open (&rc[0], port, NULL, 0, sid);
+  raw_conn_open (&rc[1], port, sid, 0, sid);
   wait_for_connections (s->sink, 2);
   gst_app_src_set_caps (GST_APP_SRC (s->appsrc), caps);
   gst_caps_unref (caps);
@@ -2284,6 +2359,7 @@ elements_suite (void)
   tcase_add_test (tc, test_half_open_connection_is_found);
   tcase_add_test (tc, test_connection_flood_bounded);
   tcase_add_test (tc, test_small_buffers_cost_a_small_head);
+  tcase_add_test (tc, test_compact_heads_only_to_receivers_that_ask);
   tcase_add_test (tc, test_feedback_rotates_over_connections);
   tcase_add_test (tc, test_stuck_frame_goes_out_on_another_connection);
   tcase_add_test (tc, test_clock_drift_followed);

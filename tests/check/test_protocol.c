@@ -148,8 +148,9 @@ GST_START_TEST (test_buffer_layout_and_roundtrip)
 GST_END_TEST;
 
 /* A run of buffers as one connection carries them: TS packets of one
- * frame (same times), a new frame, a frame without times, a buffer handed
- * over from a dead connection (seq going back), a key unit. */
+ * frame (same times), a new frame, a frame without times and one that
+ * follows it, a buffer handed over from a dead connection (seq going back),
+ * a key unit; with long headers, and with the receiver's COMPACT. */
 GST_START_TEST (test_buffer_delta_roundtrip)
 {
   static const MtcpBufferInfo run[] = {
@@ -158,30 +159,37 @@ GST_START_TEST (test_buffer_delta_roundtrip)
     {2, 0, 0, 33333333, MTCP_BUF_DELTA, 1316},
     {7, 33333333, 33333333, 33333333, MTCP_BUF_DELTA, 1316},
     {8, MTCP_TIME_NONE, MTCP_TIME_NONE, MTCP_TIME_NONE, 0, 0},
+    {9, MTCP_TIME_NONE, MTCP_TIME_NONE, MTCP_TIME_NONE, 0, 70000},
     {5, 1000000000000ull, 999966666667ull, 33333333, 0, 188},
     {9, 66666666, 66666666, 33333333, MTCP_BUF_DISCONT | MTCP_BUF_RESYNC, 1},
     {G_MAXUINT64 - 1, G_MAXUINT64 - 1, 0, 0, G_MAXUINT32, 2},
   };
-  MtcpBufferDeltaState out = { 0, }, in = { 0, };
-  guint8 frame[MTCP_BUFFER_DELTA_HEAD_MAX + 2000];
-  guint i;
+  guint8 *frame = g_malloc (MTCP_BUFFER_DELTA_HEAD_MAX + 70000);
+  guint i, compact;
 
+  for (compact = 0; compact < 2; compact++) {
+  MtcpBufferDeltaState out = { 0, }, in = { 0, };
   for (i = 0; i < G_N_ELEMENTS (run); i++) {
     MtcpBufferInfo back;
     MtcpFrameHeader hdr;
     const guint8 *payload;
     gchar *err = NULL;
-    gsize head = mtcp_write_buffer_delta_head (frame, sizeof (frame), &run[i],
-        &out);
+    gsize head = mtcp_write_buffer_delta_head (frame,
+        MTCP_BUFFER_DELTA_HEAD_MAX, &run[i], &out, compact);
 
-    fail_unless (head > MTCP_HEADER_SIZE && head <= MTCP_BUFFER_DELTA_HEAD_MAX);
+    fail_unless (head > MTCP_SHORT_HEADER_SIZE &&
+        head <= MTCP_BUFFER_DELTA_HEAD_MAX);
     memset (frame + head, 0xa5, run[i].payload_size);
     fail_unless_equals_int (mtcp_parse_header (frame, head, G_MAXUINT32, &hdr,
             NULL), MTCP_PARSE_OK);
     fail_unless_equals_int (hdr.type, MTCP_FRAME_BUFFER_DELTA);
-    fail_unless_equals_int (hdr.length, head - MTCP_HEADER_SIZE +
+    /* a body over 64 kB keeps the long header */
+    fail_unless_equals_int (hdr.head_size, compact &&
+        run[i].payload_size < 65000 ? MTCP_SHORT_HEADER_SIZE :
+        MTCP_HEADER_SIZE);
+    fail_unless_equals_int (hdr.length, head - hdr.head_size +
         run[i].payload_size);
-    fail_unless (mtcp_parse_buffer_delta (frame + MTCP_HEADER_SIZE,
+    fail_unless (mtcp_parse_buffer_delta (frame + hdr.head_size,
             hdr.length, &in, &back, &payload, &err), "%u: %s", i, err);
     fail_unless_equals_uint64 (back.seq, run[i].seq);
     fail_unless_equals_uint64 (back.pts, run[i].pts);
@@ -190,23 +198,38 @@ GST_START_TEST (test_buffer_delta_roundtrip)
     fail_unless_equals_uint64 (back.flags, run[i].flags);
     fail_unless_equals_uint64 (back.payload_size, run[i].payload_size);
     fail_unless (payload == frame + head);
-    /* the point of it: a TS packet of the frame before costs a few bytes */
-    if (i == 1 || i == 2)
-      fail_unless_equals_int (head, MTCP_HEADER_SIZE + 6);
+    /* the point of it: a TS packet of the frame before costs a few bytes,
+     * 5 with COMPACT once the flags repeat too; so does one without times
+     * after one without */
+    if (i == 1)
+      fail_unless_equals_int (head, hdr.head_size + 6);
+    if (i == 2)
+      fail_unless_equals_int (head, compact ? MTCP_SHORT_HEADER_SIZE + 2 :
+          MTCP_HEADER_SIZE + 6);
+    if (i == 5 && compact)
+      fail_unless_equals_int (head, MTCP_HEADER_SIZE + 2);
   }
+  fail_unless (memcmp (&in, &out, sizeof (in)) == 0);
+  }
+  g_free (frame);
 }
 
 GST_END_TEST;
 
 GST_START_TEST (test_buffer_delta_malformed)
 {
-  MtcpBufferDeltaState state = { 10, 5, 5, 5 }, before;
+  MtcpBufferDeltaState state = { 10, 5, 5, 5, 0x01, MTCP_BUF_DELTA }, before;
   MtcpBufferInfo info;
   const guint8 *payload;
   gchar *err = NULL;
   /* mask, seq 0 from 10 (zigzag of -10 = 19), flags 0 */
   guint8 good[] = { 0x00, 19, 0x00 };
-  guint8 unknown_mask[] = { 0x08, 0x00, 0x00 };
+  guint8 unknown_mask[] = { 0x10, 0x00, 0x00 };
+  /* SAME takes only the seq: with another bit it is not SAME */
+  guint8 same_and_pts[] = { 0x09, 0x00, 0x00, 0x00 };
+  guint8 same_cut[] = { 0x08, 0x80 };
+  /* seq 12 (zigzag of +2 = 4) */
+  guint8 same[] = { 0x08, 4, 'x' };
   guint8 cut[] = { 0x01, 0x00, 0x80 };
   guint8 overlong[] = { 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
     0xff, 0x7f, 0x00
@@ -232,6 +255,20 @@ GST_START_TEST (test_buffer_delta_malformed)
   fail_unless_equals_uint64 (state.next_seq, 1);
   fail_unless_equals_uint64 (state.pts, 5);     /* no pts: kept */
 
+  /* SAME: a seq with the last one's times and flags */
+  state = before;
+  fail_unless (mtcp_parse_buffer_delta (same, sizeof (same), &state,
+          &info, &payload, &err));
+  fail_unless_equals_uint64 (info.seq, 12);
+  fail_unless_equals_uint64 (info.pts, 5);
+  fail_unless_equals_uint64 (info.dts, MTCP_TIME_NONE);
+  fail_unless_equals_uint64 (info.duration, MTCP_TIME_NONE);
+  fail_unless_equals_int (info.flags, MTCP_BUF_DELTA);
+  fail_unless_equals_int (info.payload_size, 1);
+  fail_unless (payload == same + 2);
+  fail_unless_equals_uint64 (state.next_seq, 13);
+  fail_unless_equals_uint64 (state.pts, 5);
+
   state = before;
 #define REJECT_DELTA(bytes, len) G_STMT_START {                              \
     fail_if (mtcp_parse_buffer_delta (bytes, len, &state, &info, &payload,   \
@@ -242,6 +279,9 @@ GST_START_TEST (test_buffer_delta_malformed)
   } G_STMT_END
   REJECT_DELTA (good, 2);
   REJECT_DELTA (unknown_mask, sizeof (unknown_mask));
+  REJECT_DELTA (same_and_pts, sizeof (same_and_pts));
+  REJECT_DELTA (same_cut, sizeof (same_cut));
+  REJECT_DELTA (same, 1);
   REJECT_DELTA (cut, sizeof (cut));
   REJECT_DELTA (overlong, sizeof (overlong));
   REJECT_DELTA (none_time, n);
@@ -336,6 +376,21 @@ GST_START_TEST (test_header_limits)
 
   fail_unless_equals_int (mtcp_parse_header (hdr_bytes, 7,
           MTCP_MAX_FRAME_DEFAULT, &hdr, &err), MTCP_PARSE_NEED_MORE);
+
+  /* the short header: top bit, type, u16 length; its limits are the same */
+  hdr_bytes[0] = MTCP_SHORT_HEADER_BIT | MTCP_FRAME_BUFFER_DELTA;
+  hdr_bytes[1] = 0x01;
+  hdr_bytes[2] = 0x02;
+  fail_unless_equals_int (mtcp_parse_header (hdr_bytes, 2,
+          MTCP_MAX_FRAME_DEFAULT, &hdr, &err), MTCP_PARSE_NEED_MORE);
+  fail_unless_equals_int (mtcp_parse_header (hdr_bytes, 3,
+          MTCP_MAX_FRAME_DEFAULT, &hdr, &err), MTCP_PARSE_OK);
+  fail_unless_equals_int (hdr.type, MTCP_FRAME_BUFFER_DELTA);
+  fail_unless_equals_int (hdr.length, 0x102);
+  fail_unless_equals_int (hdr.head_size, MTCP_SHORT_HEADER_SIZE);
+  fail_unless_equals_int (mtcp_parse_header (hdr_bytes, 3, 0x101, &hdr,
+          &err), MTCP_PARSE_ERROR);
+  g_clear_pointer (&err, g_free);
 }
 
 GST_END_TEST;
@@ -359,6 +414,17 @@ GST_START_TEST (test_reader_reassembles_any_chunking)
     n = mtcp_write_eos (frame, sizeof (frame), i);
     g_byte_array_append (stream, frame, n);
   }
+  /* BUFFER_DELTAs with short headers among the long ones */
+  for (i = 0; i < 20; i++) {
+    MtcpBufferDeltaState delta = { 0, };
+    gsize n;
+    info.seq = 0;
+    info.payload_size = 1316;
+    n = mtcp_write_buffer_delta_head (frame, sizeof (frame), &info, &delta,
+        TRUE);
+    memset (frame + n, i, info.payload_size);
+    g_byte_array_append (stream, frame, n + info.payload_size);
+  }
   /* an unknown type is returned whole, so the caller can skip it */
   mtcp_write_header (frame, 0x7f, 0, 3);
   memcpy (frame + 8, "xyz", 3);
@@ -367,7 +433,7 @@ GST_START_TEST (test_reader_reassembles_any_chunking)
   for (pass = 0; pass < 2; pass++) {
     MtcpFrameReader *r = mtcp_frame_reader_new (MTCP_MAX_FRAME_DEFAULT);
     fail_unless_equals_int (feed_in_chunks (r, stream->data, stream->len,
-            pass ? rand : NULL, &hdr), 101);
+            pass ? rand : NULL, &hdr), 121);
     fail_unless_equals_int (hdr.type, 0x7f);
     fail_unless_equals_int (mtcp_frame_reader_pending (r), 0);
     mtcp_frame_reader_free (r);

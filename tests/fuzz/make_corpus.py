@@ -37,6 +37,10 @@ frames = {
     "buffer_delta": frame(0x14, bytes([7]) + zigzag(1) + zigzag(10**9) +
                           zigzag(10**9) + zigzag(33333333) + varint(1) +
                           b"hello"),
+    # with a short header (COMPACT), then one coded SAME as it
+    "buffer_delta_short": struct.pack(">BH", 0x94, 6) + bytes([0]) +
+    zigzag(0) + varint(0) + b"abc" + struct.pack(">BH", 0x94, 5) +
+    bytes([8]) + zigzag(0) + b"abc",
     "eos": frame(0x12, struct.pack(">Q", 9)),
     "skip": frame(0x13, struct.pack(">QQ", 3, 7)),
     "report": frame(0x20, struct.pack(">QQQIIIIIIQQ", 1, 800000, 0, 20000,
