@@ -25,6 +25,7 @@ import argparse
 import itertools
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -34,6 +35,10 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 PEER = os.path.join(HERE, "peer_live.py")
 FPS = 30
 LINK_RATE_MBIT = 50
+# the steady span for wire/byte: from this long after the receiver starts
+# to STEADY_TAIL before it stops, so that neither a system's start nor the
+# data it still holds at the end (SRT's latency buffer) counts
+STEADY_FROM, STEADY_TAIL = 6.0, 3.0
 
 
 def link_spec(rtt_ms, loss, extra=""):
@@ -89,6 +94,12 @@ def inner(args):
         rx = subprocess.Popen(["ip", "netns", "exec", ns_b, "/usr/bin/python3",
                                PEER, "recv"] + rx_args + [rx_out],
                               stdout=log, stderr=subprocess.STDOUT)
+    # netsim (our parent) notes the bytes each link forwarded at SIGUSR1
+    rx_start = time.monotonic()
+    for at in (STEADY_FROM, args.seconds - STEADY_TAIL):
+        if at > 0 and rx.poll() is None:
+            time.sleep(max(0.0, rx_start + at - time.monotonic()))
+            os.kill(os.getppid(), signal.SIGUSR1)
     try:
         rx.wait(timeout=args.seconds + 60)
         tx.wait(timeout=30)
@@ -98,7 +109,27 @@ def inner(args):
                 p.kill()
 
 
-def analyse(rx, tx, netsim, seconds, budget_s, kbps):
+def steady_wire_per_byte(marks, series):
+    """IP bytes both ways over TS bytes delivered between the first two
+    marks (the receiver's TS byte count interpolated at their times)."""
+    if len(marks) < 2 or len(series) < 2:
+        return None
+
+    def ts_at(t):
+        for (t0, b0), (t1, b1) in zip(series, series[1:]):
+            if t0 <= t <= t1:
+                return b0 + (b1 - b0) * (t - t0) / max(t1 - t0, 1e-9)
+        return None
+    a, b = marks[0], marks[1]
+    ts0, ts1 = ts_at(a["t"]), ts_at(b["t"])
+    if ts0 is None or ts1 is None or ts1 <= ts0:
+        return None
+    wire = sum(lb[d] - la[d] for la, lb in zip(a["links"], b["links"])
+               for d in ("ab", "ba"))
+    return wire / (ts1 - ts0)
+
+
+def analyse(rx, tx, netsim, seconds, budget_s, kbps, marks=()):
     frames = sorted({f[1]: f for f in rx.get("frames", []) if f[1] >= 0}
                     .values(), key=lambda f: f[1])
     res = {"error": rx.get("error") or tx.get("error"), "frames": len(frames)}
@@ -128,7 +159,9 @@ def analyse(rx, tx, netsim, seconds, budget_s, kbps):
                stalls=stalls, stall_s=round(stall_s, 2),
                delivered_mbps=sum(f[2] for f in frames) * 8 / 1e6 /
                max(rx_seconds, 1e-3),
-                  wire_per_byte=wire / max(rx.get("ts_bytes", 0), 1),
+               wire_per_byte=wire / max(rx.get("ts_bytes", 0), 1),
+               wire_per_byte_steady=steady_wire_per_byte(
+                   list(marks), rx.get("ts_series", [])),
                cpu_per_gb=(rx.get("cpu_s", 0) + tx.get("cpu_s", 0)) /
                max(rx.get("ts_bytes", 0) / 1e9, 1e-9),
                stats=rx.get("stats"))
@@ -167,6 +200,8 @@ def run_cell(args, cell, system, cc):
             "--kind", kind,
             "--seconds", str(args.seconds), "--out", out]
     env = dict(os.environ, GST_PLUGIN_PATH=os.path.join(args.build, "gst"))
+    if os.path.exists(out + ".netsim.json.marks"):
+        os.unlink(out + ".netsim.json.marks")
     subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL, timeout=args.seconds + 120)
     try:
@@ -178,7 +213,13 @@ def run_cell(args, cell, system, cc):
     except (OSError, ValueError):
         tx = {"error": "sender wrote nothing (see the .log)"}
     netsim = json.load(open(out + ".netsim.json"))
-    res = analyse(rx, tx, netsim, args.seconds, budget / 1000, kbps)
+    try:
+        marks = [json.loads(line) for line in open(out + ".netsim.json.marks")]
+        os.unlink(out + ".netsim.json.marks")
+    except (OSError, ValueError):
+        marks = []
+    res = analyse(rx, tx, netsim, args.seconds, budget / 1000, kbps, marks)
+    res["marks"] = marks
     res.update(system=system, cc=cc, rtt=rtt, loss=loss, kbps=kbps,
                budget=budget, kind=kind, valid=netsim.get("valid", True))
     with open(out + ".json", "w") as f:
@@ -226,7 +267,12 @@ def write_docs(args, results):
              "after first arrival + PTS distance + budget, or never; stalls: "
              "a player starting one budget after the first frame that waits "
              "for a late frame; wire/byte: IP bytes both ways over TS bytes "
-             "delivered; CPU: sender + receiver seconds per GB delivered. "
+             "delivered, over the whole run and (steady) between "
+             f"{STEADY_FROM:g} s after the receiver starts and "
+             f"{STEADY_TAIL:g} s before it stops, where neither the start "
+             "nor the data a receiver still holds at the end (SRT's and "
+             "RIST's latency buffer: budget/run length of the whole-run "
+             "figure) counts; CPU: sender + receiver seconds per GB delivered. "
              "ge: Gilbert-Elliott loss (bursty); trace: the rate steps 50, "
              "12, 30, 8, 50 Mbit/s every 8 s; multipath: two paths between "
              "the same hosts, 6 Mbit/s with 20 ms RTT and 3 Mbit/s with 80 "
@@ -237,9 +283,9 @@ def write_docs(args, results):
              "connection and SRT take path 0. The multitcp sender runs "
              "sync=false like the others.", "",
              "| TCP | RTT ms | loss | Mbit/s | budget ms | system | late or "
-             "lost | stalls (s) | delivered Mbit/s | wire/byte | CPU s/GB | "
-             "note |",
-             "|---|---:|---:|---:|---:|---|---:|---|---:|---:|---:|---|"]
+             "lost | stalls (s) | delivered Mbit/s | wire/byte | wire/byte "
+             "steady | CPU s/GB | note |",
+             "|---|---:|---:|---:|---:|---|---:|---|---:|---:|---:|---:|---|"]
     for r in results:
         note = r.get("error") or ""
         if not r.get("valid", True):
@@ -247,12 +293,14 @@ def write_docs(args, results):
         if r.get("kind"):
             note = r["kind"] + (" " + note if note else "")
         wpb = f"{r['wire_per_byte']:.3f}" if r.get("wire_per_byte") else "-"
+        wps = (f"{r['wire_per_byte_steady']:.3f}"
+               if r.get("wire_per_byte_steady") else "-")
         cpu = f"{r['cpu_per_gb']:.0f}" if r.get("cpu_per_gb") else "-"
         lines.append(
             f"| {r['cc']} | {r['rtt']} | {r['loss']:.0%} | "
             f"{r['kbps'] / 1000:g} | {r['budget']} | {r['system']} | "
             f"{r['late_fraction']:.2e} | {r['stalls']} ({r['stall_s']}) | "
-            f"{r['delivered_mbps']:.2f} | {wpb} | {cpu} | {note} |")
+            f"{r['delivered_mbps']:.2f} | {wpb} | {wps} | {cpu} | {note} |")
     if args.section:
         # a partial run: its own section, the grid's table and plot stay
         lines[0:4] = [f"## {args.section}", "",
@@ -302,9 +350,9 @@ def write_doc_section(lines):
         start = old.index(heading)
         nxt = old.find("\n## ", start + len(heading))
         new = old[:start] + "\n".join(lines) + (
-            "\n" + old[nxt + 1:] if nxt >= 0 else "")
+            "\n" + old[nxt + 1:] if nxt >= 0 else "\n")
     else:
-        new = old.rstrip("\n") + "\n\n" + "\n".join(lines)
+        new = old.rstrip("\n") + "\n\n" + "\n".join(lines) + "\n"
     with open(path, "w") as f:
         f.write(new)
 

@@ -119,6 +119,13 @@ def main():
             Gst.PadProbeType.BUFFER, on_frame)
         pipe.get_by_name("demux").get_static_pad("sink").add_probe(
             Gst.PadProbeType.BUFFER, on_ts)
+        # TS bytes over time: compare.py takes its steady span from it
+        rec["ts_series"] = []
+
+        def sample_ts():
+            rec["ts_series"].append((time.monotonic(), rec["ts_bytes"]))
+            return True
+        GLib.timeout_add(250, sample_ts)
 
     loop = GLib.MainLoop()
 
@@ -139,9 +146,18 @@ def main():
         def sample_sink():
             stats = pipe.get_by_name("mtcpsink").get_property("stats")
             for s in stats.get_value("sessions") or []:
-                rec["sink"].append({k: s.get_value(k) for k in (
-                    "receiver-highest-seq", "buffers-sent", "frames-hedged",
-                    "frames-resent", "skips", "n-connections")})
+                r = {k: s.get_value(k) for k in (
+                    "receiver-highest-seq", "buffers-sent", "bytes-sent",
+                    "frames-hedged", "frames-resent", "skips",
+                    "n-connections")}
+                # what the protocol wrote (heads, REPORTs) and TCP resent,
+                # over the open connections: the parts of wire/byte
+                conns = s.get_value("connections") or []
+                r["conn-bytes-sent"] = sum(c.get_value("bytes-sent")
+                                           for c in conns)
+                r["conn-retransmits"] = sum(c.get_value("retransmits")
+                                            for c in conns)
+                rec["sink"].append(r)
             return True
         GLib.timeout_add(1000, sample_sink)
     pipe.set_state(Gst.State.PLAYING)

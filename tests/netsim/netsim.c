@@ -30,7 +30,10 @@
  *                        (default 1; for several netsims in joined namespaces)
  *   --txqueuelen N       TUN device ring length (default 10000)
  *   --seed N             random seed for loss (default 1)
- *   --stats FILE         write the JSON there instead of stderr
+ *   --stats FILE         write the JSON there instead of stderr; SIGUSR1
+ *                        appends a line to FILE.marks: the time and the
+ *                        bytes each link forwarded so far (a benchmark
+ *                        takes its steady-state span between two marks)
  */
 #define _GNU_SOURCE
 #include "link.h"
@@ -367,6 +370,29 @@ print_direction (FILE * f, const char *name, Link * link)
       s->forwarded_packets : 0.0, s->queue_delay_max_ns / 1e6);
 }
 
+/* one JSON line: CLOCK_MONOTONIC seconds and each link's bytes so far */
+static void
+append_mark (void)
+{
+  char path[4096];
+  FILE *f;
+  int i;
+
+  if (!stats_path)
+    return;
+  snprintf (path, sizeof (path), "%s.marks", stats_path);
+  f = fopen (path, "a");
+  if (!f)
+    return;
+  fprintf (f, "{\"t\": %.6f, \"links\": [", now_ns () / 1e9);
+  for (i = 0; i < n_links; i++)
+    fprintf (f, "%s{\"ab\": %llu, \"ba\": %llu}", i ? ", " : "",
+        (unsigned long long) links[i].link_ab.stats.forwarded_bytes,
+        (unsigned long long) links[i].link_ba.stats.forwarded_bytes);
+  fprintf (f, "]}\n");
+  fclose (f);
+}
+
 static void
 print_stats (int child_status)
 {
@@ -500,7 +526,9 @@ forward_until_done (int sfd)
         struct signalfd_siginfo si;
         while (read (sfd, &si, sizeof (si)) == sizeof (si)) {
           int st;
-          if (si.ssi_signo != SIGCHLD) {
+          if (si.ssi_signo == SIGUSR1) {
+            append_mark ();
+          } else if (si.ssi_signo != SIGCHLD) {
             fprintf (stderr, "netsim: signal %d, stopping\n", si.ssi_signo);
             status = 128 + si.ssi_signo;
           } else if (child_pid > 0 &&
@@ -617,6 +645,7 @@ main (int argc, char **argv)
   sigaddset (&mask, SIGTERM);
   sigaddset (&mask, SIGHUP);
   sigaddset (&mask, SIGCHLD);
+  sigaddset (&mask, SIGUSR1);
   sigprocmask (SIG_BLOCK, &mask, NULL);
   sfd = signalfd (-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 

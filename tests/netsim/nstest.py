@@ -63,6 +63,11 @@ def run(links, script, cc=None, schedule=None, timeout=300, seed=1,
                                  f"writing its counters:\n{r.stderr}")
         with open(stats_path) as f:
             stats = json.load(f)
+        # the lines SIGUSR1 (kill -USR1 $PPID from the script) appended
+        stats["marks"] = []
+        if os.path.exists(stats_path + ".marks"):
+            with open(stats_path + ".marks") as f:
+                stats["marks"] = [json.loads(line) for line in f]
     if not stats["valid"] and not allow_invalid:
         raise AssertionError("invalid run: packets dropped by a TUN ring")
     if stats["exit_status"] != 0:

@@ -15,11 +15,22 @@ got = nstest.iperf_json(out)["end"]["sum_received"]["bits_per_second"]
 f.check(got >= 0.9e7, f"TCP (reno) goodput {got / 1e6:.2f} Mbit/s of 10")
 
 seconds = 5
+# SIGUSR1 to netsim at 1 s and 4 s: a benchmark's steady span
 out, stats = nstest.run(
     ["rate=10mbit,delay=10ms,queue=50p"],
     nstest.IPERF_SERVER +
+    "(sleep 1; kill -USR1 $PPID; sleep 3; kill -USR1 $PPID) & "
     f"ip netns exec $NETSIM_NS_A iperf3 -c $NETSIM_ADDR_B -u -b 20M -l 1400 "
-    f"-t {seconds} --json")
+    f"-t {seconds} --json; wait")
+marks = stats["marks"]
+if len(marks) == 2:
+    span = marks[1]["t"] - marks[0]["t"]
+    rate = (marks[1]["links"][0]["ab"] - marks[0]["links"][0]["ab"]) * 8 / span
+    f.check(abs(span - 3) < 0.3 and abs(rate - 1e7) / 1e7 < 0.05,
+            f"between the marks ({span:.2f} s) the link forwarded "
+            f"{rate / 1e6:.2f} Mbit/s")
+else:
+    f.check(False, f"two marks from SIGUSR1, got {len(marks)}")
 ab = stats["links"][0]["ab"]
 rate = ab["forwarded_bytes"] * 8 / seconds
 f.check(abs(rate - 1e7) / 1e7 < 0.05,
