@@ -68,7 +68,7 @@ struct _MtcpConnection {
   gsize out_bytes;              /* bytes queued and not yet written */
   gboolean keep_sent;           /* keep written sequenced frames in `sent` */
   gboolean buffer_delta;        /* the peer reads BUFFER_DELTA: send those */
-  gboolean compact;             /* ... with short headers and REPEAT heads */
+  gboolean compact;             /* ... with short headers and SAME heads */
   gboolean delay_acks;          /* the stream's receiver: fewer pure ACKs */
   MtcpBufferDeltaState delta_out;       /* of the last BUFFER_DELTA queued */
   MtcpBufferDeltaState delta_in;        /* of the last BUFFER_DELTA read */

@@ -52,7 +52,7 @@ typedef enum {
 /* HELLO flags */
 #define MTCP_HELLO_FLAG_JOIN   0x01     /* session_id names an existing session */
 #define MTCP_HELLO_FLAG_BUFFER_DELTA 0x02       /* the receiver reads BUFFER_DELTA */
-/* the receiver reads short headers and BUFFER_DELTA's REPEAT */
+/* the receiver reads short headers and BUFFER_DELTA's SAME mask */
 #define MTCP_HELLO_FLAG_COMPACT 0x04
 
 /* Buffer flags on the wire (independent of GstBufferFlags values) */
@@ -181,7 +181,8 @@ gsize mtcp_write_buffer_head (guint8 * out, gsize out_size,
     const MtcpBufferInfo * info);
 /* the same as a BUFFER_DELTA head, coded against @state, which it advances;
  * @compact (the receiver set HELLO's COMPACT): a short header when the body
- * fits, and a one-byte REPEAT head for a buffer that only follows on */
+ * fits, and the SAME mask (only the seq) for a buffer whose times and
+ * flags are the last one's */
 gsize mtcp_write_buffer_delta_head (guint8 * out, gsize out_size,
     const MtcpBufferInfo * info, MtcpBufferDeltaState * state,
     gboolean compact);
