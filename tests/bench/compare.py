@@ -17,7 +17,8 @@ a time-varying-rate cell and a two-path cell. Per run, at the receiver:
 frames late or lost (a frame is on time when it arrives by first arrival +
 its PTS distance + the budget; lost when its PTS never arrives), stalls and
 stall time of a player that waits for late frames, delivered bitrate, bytes on the wire
-(both directions, from netsim) per TS byte delivered, CPU seconds per GB
+(both directions, from netsim) per TS byte delivered (the whole run, and a
+steady span between two netsim marks), CPU seconds per GB
 (sender + receiver). Results: results/compare/*.json, a table and a plot
 in docs/benchmarks.md and docs/bench/.
 """
