@@ -844,8 +844,8 @@ mtcp_frame_reader_space (MtcpFrameReader * r, gsize * size)
   /* a frame whose header is in: room for more of it, but only as its
    * bytes come (at most doubling what is held), never at once for a length
    * that is only claimed */
-  if (mtcp_parse_header (r->data + r->start, pending, G_MAXUINT32, &hdr,
-          NULL) == MTCP_PARSE_OK) {
+  if (pending > 0 && mtcp_parse_header (r->data + r->start, pending,
+          G_MAXUINT32, &hdr, NULL) == MTCP_PARSE_OK) {
     gsize frame = hdr.head_size + (gsize) hdr.length;
     if (hdr.length <= r->max_body && frame > pending)
       want = MAX (want, MIN (frame - pending, pending));
@@ -880,6 +880,8 @@ mtcp_frame_reader_next (MtcpFrameReader * r, MtcpFrameHeader * hdr,
   gsize pending = r->end - r->start;
   MtcpParseResult res;
 
+  if (pending == 0)
+    return MTCP_PARSE_NEED_MORE;        /* data may not be allocated yet */
   res = mtcp_parse_header (r->data + r->start, pending, r->max_body, hdr,
       error);
   if (res != MTCP_PARSE_OK)
