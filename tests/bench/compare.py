@@ -8,6 +8,7 @@ x264 CBR video in MPEG-TS (tests/bench/peer_live.py).
       [--systems multitcp-pars multitcp-dynamic multitcp-parsdyn tcp srt rist]
       [--seconds 40]
       [--build build] [--cells 0 1] [--section "heading"]
+      [--results results/compare] [--reuse [--tabulate]]
 
 A cell is RTT x random loss x stream bitrate x latency budget on a 50 Mbit/s
 link (queue of one bandwidth-delay product, at least 100 packets); `--grid
@@ -19,8 +20,10 @@ its PTS distance + the budget; lost when its PTS never arrives), stalls and
 stall time of a player that waits for late frames, delivered bitrate, bytes on the wire
 (both directions, from netsim) per TS byte delivered (the whole run, and a
 steady span between two netsim marks), CPU seconds per GB
-(sender + receiver). Results: results/compare/*.json, a table and a plot
-in docs/benchmarks.md and docs/bench/.
+(sender + receiver). Results: results/compare/*.json (or --results), a
+table and a plot in docs/benchmarks.md and docs/bench/; `--grid full`
+writes one row per cell instead (its own section), and with --reuse a run
+that stopped part-way goes on where it was.
 """
 import argparse
 import itertools
@@ -342,6 +345,44 @@ def write_docs(args, results):
     write_doc_section(lines)
 
 
+def write_grid_docs(args, results, ncells):
+    """The full grid, one row per cell: each system's late-or-lost
+    fraction, stall time and delivered bitrate over the stream's."""
+    systems = []
+    for r in results:
+        if r["system"] not in systems:
+            systems.append(r["system"])
+    rows = {}
+    for r in results:
+        key = (r["cc"], r["rtt"], r["loss"], r["kbps"], r["budget"], r["kind"])
+        rows.setdefault(key, {})[r["system"]] = r
+    ccs = " and ".join(args.cc)
+    lines = [f"## The issue's full grid ({ccs})", "",
+             "`tests/bench/compare.py --grid full` (settings of the grid "
+             f"above, {args.seconds:g} s per run, TCP congestion control "
+             f"{ccs} in both namespaces): {len(rows)} of {ncells} cells run. "
+             "Each entry: frames late or lost / stall seconds / delivered "
+             "over the stream's bitrate; '-' where the run failed to give "
+             "frames (see its .log).", "",
+             "| TCP | RTT ms | loss | Mbit/s | budget ms | " +
+             " | ".join(systems) + " |",
+             "|---|---:|---:|---:|---:|" + "---:|" * len(systems)]
+    for key, by in rows.items():
+        cc, rtt, loss, kbps, budget, kind = key
+        cells_ = []
+        for s in systems:
+            r = by.get(s)
+            if not r or r.get("frames", 0) < 2:
+                cells_.append("-")
+                continue
+            cells_.append(f"{r['late_fraction']:.1e} / {r['stall_s']:g} / "
+                          f"{r['delivered_mbps'] * 1000 / kbps:.2f}")
+        lines.append(f"| {cc} | {rtt} | {loss:.0%} | {kbps / 1000:g} | "
+                     f"{budget}{' ' + kind if kind else ''} | " +
+                     " | ".join(cells_) + " |")
+    write_doc_section(lines)
+
+
 def write_doc_section(lines):
     """Replaces the section headed lines[0] in docs/benchmarks.md."""
     path = os.path.join(TOP, "docs", "benchmarks.md")
@@ -375,8 +416,10 @@ def main():
                     help="indices into the grid's cells (default all)")
     ap.add_argument("--build", default=os.path.join(TOP, "build"))
     ap.add_argument("--netsim")
+    ap.add_argument("--results", default=os.path.join("results", "compare"),
+                    help="where the runs go (relative to the top)")
     ap.add_argument("--reuse", action="store_true",
-                    help="take runs already in results/compare")
+                    help="take runs already in --results")
     ap.add_argument("--tabulate", action="store_true",
                     help="with --reuse: only tabulate, run nothing")
     ap.add_argument("--section",
@@ -389,7 +432,7 @@ def main():
     args.build = os.path.abspath(args.build)
     args.netsim = args.netsim or os.path.join(args.build, "tests", "netsim",
                                               "netsim")
-    args.results = os.path.join(TOP, "results", "compare")
+    args.results = os.path.join(TOP, args.results)
     os.makedirs(args.results, exist_ok=True)
     grid = cells(args.grid)
     if args.cells:
@@ -406,7 +449,10 @@ def main():
                     "late_fraction", "stalls", "stall_s", "delivered_mbps",
                     "wire_per_byte", "cpu_per_gb", "error")}), flush=True)
                 results.append(r)
-    write_docs(args, results)
+    if args.grid == "full":
+        write_grid_docs(args, results, len(grid) * len(args.cc))
+    else:
+        write_docs(args, results)
     return 0
 
 
