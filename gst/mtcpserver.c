@@ -55,6 +55,8 @@ struct _ServerSession {
   guint64 hedged_seq;           /* the last frame sent again on a second */
   gint64 hedged_us;             /* connection because it was stuck, and when */
   guint64 frames_hedged;
+  guint64 closed_written;       /* bytes_sent, bytes_received of its */
+  guint64 closed_read;          /* connections that closed */
 };
 
 struct _MtcpServer {
@@ -454,6 +456,10 @@ server_close_conn (MtcpServer * server, ServerConn * sc, const gchar * why)
       mtcp_send_queue_requeue (server->queue, sess->qs, g_list_reverse (keep));
       sess->requeued = TRUE;
     }
+  }
+  if (sess) {
+    sess->closed_written += sc->conn->bytes_sent;
+    sess->closed_read += sc->conn->bytes_received;
   }
   mtcp_connection_free (sc->conn);
   sc->conn = NULL;
@@ -1348,7 +1354,7 @@ mtcp_server_get_stats (MtcpServer * server)
   GstStructure *s;
   GValue sessions = G_VALUE_INIT;
   GList *l;
-  guint64 bytes_sent = 0, buffers_sent = 0, dropped = 0;
+  guint64 bytes_sent = 0, buffers_sent = 0, dropped = 0, written = 0;
 
   g_value_init (&sessions, GST_TYPE_ARRAY);
   g_mutex_lock (&server->lock);
@@ -1359,6 +1365,7 @@ mtcp_server_get_stats (MtcpServer * server)
     GstStructure *ss;
     guint i;
     guint64 highest = MTCP_TIME_NONE, buffered = 0;
+    guint64 sess_written = sess->closed_written, sess_read = sess->closed_read;
 
     mtcp_send_queue_session_stats (server->queue, sess->qs, &qst);
     bytes_sent += qst.bytes_sent;
@@ -1376,6 +1383,16 @@ mtcp_server_get_stats (MtcpServer * server)
         buffered = sc->feedback.buffered_bytes;
       }
     }
+    /* every byte of the session on the wire, retiring and closed
+     * connections too: what the protocol costs over the payload */
+    for (i = 0; i < sess->conns->len + sess->retiring->len; i++) {
+      ServerConn *sc = i < sess->conns->len ?
+          g_ptr_array_index (sess->conns, i) :
+          g_ptr_array_index (sess->retiring, i - sess->conns->len);
+      sess_written += sc->conn->bytes_sent;
+      sess_read += sc->conn->bytes_received;
+    }
+    written += sess_written;
     ss = gst_structure_new ("session",
         "id", G_TYPE_STRING, sess->id_str,
         "n-connections", G_TYPE_UINT, sess->conns->len,
@@ -1383,6 +1400,8 @@ mtcp_server_get_stats (MtcpServer * server)
         "bytes-sent", G_TYPE_UINT64, qst.bytes_sent,
         "buffers-dropped", G_TYPE_UINT64, qst.buffers_dropped,
         "bytes-dropped", G_TYPE_UINT64, qst.bytes_dropped,
+        "bytes-written", G_TYPE_UINT64, sess_written,
+        "bytes-read", G_TYPE_UINT64, sess_read,
         "skips", G_TYPE_UINT64, qst.skips,
         "frames-resent", G_TYPE_UINT64, qst.frames_resent,
         "frames-hedged", G_TYPE_UINT64, sess->frames_hedged,
@@ -1401,6 +1420,7 @@ mtcp_server_get_stats (MtcpServer * server)
       "bytes-pushed", G_TYPE_UINT64,
       mtcp_send_queue_get_total_pushed (server->queue),
       "bytes-sent", G_TYPE_UINT64, bytes_sent,
+      "bytes-written", G_TYPE_UINT64, written,
       "buffers-sent", G_TYPE_UINT64, buffers_sent,
       "buffers-dropped", G_TYPE_UINT64, dropped,
       "queue-bytes", G_TYPE_UINT64, mtcp_send_queue_get_bytes (server->queue),

@@ -1105,6 +1105,24 @@ GST_START_TEST (test_connection_count_change_loses_nothing)
   fail_unless (gst_app_sink_try_pull_sample (GST_APP_SINK (r->appsink),
           WAIT_TIMEOUT) == NULL);
   fail_unless_equals_uint64 (stats_uint64 (r->src, "connections-lost"), 0);
+
+  /* the session's bytes on the wire count the connections that closed:
+   * every payload byte once, plus heads, plus what went out twice */
+  {
+    guint64 payload = (guint64) next * 20000;
+    guint64 written = sink_stats_sum (s->sink, FALSE, "bytes-written");
+    guint64 open_sent = sink_stats_sum (s->sink, TRUE, "bytes-sent");
+    guint64 again = sink_stats_sum (s->sink, FALSE, "frames-resent") +
+        sink_stats_sum (s->sink, FALSE, "frames-hedged");
+
+    GST_INFO ("written %" G_GUINT64_FORMAT " for %" G_GUINT64_FORMAT
+        " of payload, open connections %" G_GUINT64_FORMAT, written,
+        payload, open_sent);
+    fail_unless (written >= payload);
+    fail_unless (written <= payload + payload / 50 + again * 20100);
+    fail_unless (open_sent < written);
+    fail_unless (sink_stats_sum (s->sink, FALSE, "bytes-read") > 0);
+  }
   receiver_free (r);
   sender_free (s);
 }
