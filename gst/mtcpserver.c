@@ -97,9 +97,11 @@ struct _MtcpServer {
 /* a frame the receiver waits for goes out again on another connection after
  * this long, or two RTTs of the connection that holds it if longer */
 #define HEDGE_MIN_WAIT_US (200 * G_TIME_SPAN_MILLISECOND)
-/* the least unsent data a connection may hold (notsent-lowat is the most) */
-#define LOWAT_MIN (16 * 1024)
-/* what a connection takes at a time before it writes (dynamic scheduler) */
+/* the least unsent data a connection may hold (notsent-lowat is the most):
+ * about three segments, so that one in RTO backoff sits on few frames */
+#define LOWAT_MIN (4 * 1024)
+/* what a connection takes at a time before it writes (dynamic scheduler),
+ * and never more than its unsent mark */
 #define PUMP_RUN_BYTES (32 * 1024)
 
 static void server_close_conn (MtcpServer * server, ServerConn * sc,
@@ -297,10 +299,11 @@ pump_dynamic (MtcpServer * server, ServerSession * sess)
         (first + k) % sess->conns->len);
 
     while (conn_ready (server, sc)) {
-      gsize run = 0;
+      gsize run = 0, most = sc->lowat ? MIN (sc->lowat, PUMP_RUN_BYTES) :
+          PUMP_RUN_BYTES;
       MtcpOutFrame *f = NULL;
 
-      while (run < PUMP_RUN_BYTES &&
+      while (run < most &&
           (f = mtcp_send_queue_take (server->queue, sess->qs)) != NULL) {
         run += mtcp_out_frame_size (f);
         conn_hand (server, sc, f);

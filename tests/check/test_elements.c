@@ -945,6 +945,53 @@ GST_START_TEST (test_stalled_receiver_memory_bounded)
 
 GST_END_TEST;
 
+/* A connection that cannot send holds at most two unsent marks of frames
+ * (what it had when it last took frames, and one take), not a 32 kB run:
+ * the rest waits in the shared queue for the connections that can. */
+GST_START_TEST (test_blocked_connection_holds_little)
+{
+  Sender *s = sender_new ("max-session-bytes=2000000 max-session-lag=-1 "
+      "notsent-lowat=8192 idle-timeout=0");
+  GSocket *sock = raw_connect (sender_port (s));
+  guint8 frame[64];
+  guint i;
+  guint64 held = 0, previous = G_MAXUINT64, in_queue;
+  gint tries;
+  GstCaps *caps = gst_caps_new_empty_simple ("application/x-test");
+
+  g_socket_set_option (sock, SOL_SOCKET, SO_RCVBUF, 4096, NULL);
+  write_hello (frame, MTCP_MAGIC, MTCP_VERSION);
+  raw_send (sock, frame, MTCP_HELLO_FRAME_SIZE);
+  wait_for_connections (s->sink, 1);
+  gst_app_src_set_caps (GST_APP_SRC (s->appsrc), caps);
+  for (i = 0; i < 300; i++) {
+    GstBuffer *buf = gst_buffer_new_allocate (NULL, 1000, NULL);
+    GST_BUFFER_PTS (buf) = i * 10 * GST_MSECOND;
+    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (s->appsrc),
+            buf), GST_FLOW_OK);
+  }
+  /* until the receiver's kernel has taken what it will take */
+  for (tries = 0; tries < 100 && held != previous; tries++) {
+    previous = held;
+    g_usleep (50000);
+    held = sink_stats_sum (s->sink, TRUE, "bytes-sent") +
+        sink_stats_sum (s->sink, TRUE, "bytes-queued") -
+        g_socket_get_available_bytes (sock);
+  }
+  in_queue = stats_uint64 (s->sink, "queue-bytes");
+  GST_INFO ("the blocked connection holds %" G_GUINT64_FORMAT " bytes, the "
+      "queue %" G_GUINT64_FORMAT, held, in_queue);
+  fail_unless (held <= 2 * 8192 + 1100, "it holds %" G_GUINT64_FORMAT
+      " bytes", held);
+  fail_unless (in_queue > 200000);
+
+  gst_caps_unref (caps);
+  g_object_unref (sock);
+  sender_free (s);
+}
+
+GST_END_TEST;
+
 /* A receiver that joins while the stream runs starts at a keyframe, after
  * the caps and the stream headers. */
 GST_START_TEST (test_late_joiner_starts_at_keyframe_with_headers)
@@ -2369,6 +2416,7 @@ elements_suite (void)
   tcase_add_test (tc, test_unreachable_host_names_host_and_port);
   tcase_add_test (tc, test_hostile_peers_are_refused_and_session_untouched);
   tcase_add_test (tc, test_stalled_receiver_memory_bounded);
+  tcase_add_test (tc, test_blocked_connection_holds_little);
   tcase_add_test (tc, test_late_joiner_starts_at_keyframe_with_headers);
   tcase_add_test (tc, test_state_cycles);
   tcase_add_test (tc, test_connection_count_change_loses_nothing);
