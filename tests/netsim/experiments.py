@@ -4,6 +4,7 @@ table and a plot written to docs/ (figures in docs/control/).
 
   tests/netsim/experiments.py fig4 [--cc reno cubic]
   tests/netsim/experiments.py fig4udp   (Fig. 4's UDP bursts, full length)
+  tests/netsim/experiments.py udpbulk   (bulk TCP flows against that burst)
   tests/netsim/experiments.py fig9
   tests/netsim/experiments.py multfrc
   tests/netsim/experiments.py reliability   (issue 5, docs/reliability.md)
@@ -138,12 +139,21 @@ def fig4udp(args):
                     "multitcpsink ", "multitcpsink pacing=true ")),
                 # does a share against the UDP flood come with numbers?
                 ("16 connections", base.replace("connections=5",
-                                                "connections=16"), None)]
+                                                "connections=16"), None),
+                # what 16 and 32 bulk flows take (udpbulk) without the
+                # receive windows AdjustWindowSize sets
+                ("16 connections, no window control", base.replace(
+                    "connections=5", "connections=16").replace(
+                    "window-control=adjust", "window-control=none"), None),
+                ("32 connections, no window control", base.replace(
+                    "connections=5", "connections=32").replace(
+                    "window-control=adjust", "window-control=none"), None)]
     results = {}
     for cc in args.cc:
         for label, receiver, sender in variants:
             name = f"fig4udp-{cc}-{label.split()[0]}" + (
-                "-pacing" if sender else "")
+                "-pacing" if sender else "") + (
+                "-nowc" if "window-control=none" in receiver else "")
             print(f"running {name}", flush=True)
             overrides = {"cc": cc, "receiver": receiver, "name": name}
             if sender:
@@ -154,12 +164,101 @@ def fig4udp(args):
              f"`tests/scenarios/multitcp-fig4-udp.json`): {scn['comment']}. "
              "Same receivers as the Fig. 4 run above (5 connections, and "
              "the dynamic controller from N = 5), 5 connections with "
-             "the sink's `pacing` on, and 16 connections; cells as there.",
+             "the sink's `pacing` on, 16 connections, and 16 and 32 "
+             "connections with no window control (`window-control=none`: "
+             "the senders' congestion windows alone); cells as there.",
              ""]
     lines += fig4_table(scn, results)
     write_section(os.path.join(DOCS, "control.md"),
                   "## MultiTCP Fig. 4's UDP bursts at the paper's length",
                   "\n".join(lines))
+
+
+UDPBULK_FLOWS = (1, 5, 16, 32, 64)
+
+
+def udpbulk(args):
+    """What N backlogged TCP flows (iperf3, no multitcp) get on Fig. 4's
+    link while the 5.5 Mbit/s UDP flow runs: the most N connections of a
+    live stream could take there."""
+    import nstest
+    import tempfile
+    os.environ.setdefault("NETSIM", os.path.join(BUILD, "tests", "netsim",
+                                                 "netsim"))
+    scn = json.load(open(os.path.join(TOP, "tests", "scenarios",
+                                      "multitcp-fig4.json")))
+    link, udp_rate = scn["links"][0], scn["cross"][0]["rate"]
+    # iperf3's notation, payload bits as iperf3 -b counts them
+    udp_bps = float(udp_rate.rstrip("MKmk")) * (
+        1e6 if udp_rate[-1] in "Mm" else 1e3 if udp_rate[-1] in "Kk" else 1)
+    FLOOD = "/usr/bin/python3 " + os.path.join(HERE, "udp_flood.py")
+    # TCP alone, then with the UDP flow, then alone again
+    alone, burst = 10, 40
+    lines = ["## Bulk TCP flows against the same UDP burst", "",
+             "`tests/netsim/experiments.py udpbulk`: N backlogged TCP flows "
+             "(iperf3 -P N, no multitcp, no window clamp) on Fig. 4's link "
+             f"(`{link}`) with a constant-rate UDP flow of {udp_rate} for "
+             f"{burst} s (payload, as the scenarios' iperf3 -b counts it, "
+             "1460-byte datagrams; "
+             "`tests/netsim/udp_flood.py`, as iperf3's UDP test loses its "
+             "start-up exchange in the full queue), TCP congestion control "
+             "as named on both sides: what N "
+             "connections can take from the UDP flood at most. TCP: mean "
+             "of the iperf3 receiver's one-second intervals, alone (4 s to "
+             f"{alone} s, after slow start) and in the burst (its first 2 s "
+             "and last 1 s left out); UDP on the wire: payload + 28 bytes of "
+             "IP/UDP header per datagram, as netsim counts the link's rate.",
+             "",
+             "| TCP | flows | TCP alone Mbit/s | TCP in the burst Mbit/s | "
+             "of 800 kbit/s | TCP retransmits | UDP on the wire Mbit/s | "
+             "UDP lost |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for cc in args.cc:
+        for n in UDPBULK_FLOWS:
+            print(f"running udpbulk {cc} {n}", flush=True)
+            # the UDP flow starts @alone s after every TCP flow is up (64
+            # take a while); udp_flood.py, as iperf3's UDP test loses its
+            # start-up exchange in the queue the TCP flows keep full
+            script = (
+                "ip netns exec $NETSIM_NS_B iperf3 -s -1 -D -J -B "
+                "$NETSIM_ADDR_B --logfile /dev/null; sleep 0.3; "
+                "ip netns exec $NETSIM_NS_A iperf3 -c $NETSIM_ADDR_B "
+                f"-t {2 * alone + burst} -P {n} -C {cc} --json "
+                "--get-server-output > $T/tcp.json & "
+                "until [ $(ip netns exec $NETSIM_NS_A ss -Htn state "
+                "established '( dport = :5201 )' | wc -l) -gt "
+                f"{n} ]; do sleep 0.05; done; date +%s.%N > $T/tcp_t0; "
+                f"ip netns exec $NETSIM_NS_B {FLOOD} recv $NETSIM_ADDR_B "
+                f"5300 {alone + burst + 3} $T/udp_rx.json & sleep {alone}; "
+                "date +%s.%N > $T/udp_t0; ip netns exec $NETSIM_NS_A "
+                f"{FLOOD} send $NETSIM_ADDR_B 5300 {udp_bps:.0f} {burst} "
+                "> $T/udp.json; wait")
+            with tempfile.TemporaryDirectory() as tmp:
+                nstest.run([link], f"T={tmp}; " + script, cc=cc,
+                           timeout=4 * (2 * alone + burst + 15))
+                tcp = json.load(open(os.path.join(tmp, "tcp.json")))
+                udp = json.load(open(os.path.join(tmp, "udp.json")))
+                udp_rx = json.load(open(os.path.join(tmp, "udp_rx.json")))
+                udp_at = (float(open(os.path.join(tmp, "udp_t0")).read()) -
+                          float(open(os.path.join(tmp, "tcp_t0")).read()))
+            # the receiver's intervals: the sender's count its buffer filling
+            rates = [(i["sum"]["start"], i["sum"]["bits_per_second"] / 1e6)
+                     for i in tcp["server_output_json"]["intervals"]]
+            before = [r for t, r in rates if 4 <= t < alone]
+            during = [r for t, r in rates
+                      if udp_at + 2 <= t and t + 1 <= udp_at + burst - 1]
+            wire = (udp["bytes"] + 28 * udp["packets"]) * 8 / 1e6 / burst
+            udp_lost = 1 - udp_rx["packets"] / max(udp["packets"], 1)
+            tcp_in = sum(during) / max(len(during), 1)
+            lines.append(
+                f"| {cc} | {n} | {sum(before) / max(len(before), 1):.2f} | "
+                f"{tcp_in:.2f} | {tcp_in / 0.8:.2f} | "
+                f"{tcp['end']['sum_sent'].get('retransmits', 0)} | "
+                f"{wire:.2f} | {udp_lost:.1%} |")
+            print(lines[-1], flush=True)
+    write_section(os.path.join(DOCS, "control.md"),
+                  "## Bulk TCP flows against the same UDP burst",
+                  "\n".join(lines) + "\n")
 
 
 def plot_fig4(scn, results, ccs, labels):
@@ -630,7 +729,7 @@ def write_section(path, heading, text):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("experiment",
-                    choices=["fig4", "fig4udp", "fig9", "multfrc",
+                    choices=["fig4", "fig4udp", "udpbulk", "fig9", "multfrc",
                              "reliability",
                              "pars", "multipath"])
     ap.add_argument("--build", default=os.path.join(TOP, "build"))
@@ -641,7 +740,7 @@ def main():
     global REUSE, BUILD
     REUSE = args.reuse
     BUILD = os.path.abspath(args.build)
-    {"fig4": fig4, "fig4udp": fig4udp, "fig9": fig9, "multfrc": multfrc,
+    {"fig4": fig4, "fig4udp": fig4udp, "udpbulk": udpbulk, "fig9": fig9, "multfrc": multfrc,
      "reliability": reliability, "pars": pars,
      "multipath": multipath}[args.experiment](args)
 

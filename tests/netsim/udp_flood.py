@@ -1,0 +1,54 @@
+#!/usr/bin/python3
+"""An unresponsive constant-rate UDP flow with no handshake (iperf3's UDP
+test loses its start-up exchange in a queue that TCP flows keep full).
+
+  udp_flood.py send ADDR PORT BITRATE SECONDS [PAYLOAD]   (payload bytes,
+      default 1460; the rate counts payload, as iperf3 -b does)
+  udp_flood.py recv ADDR PORT SECONDS OUT.json   (datagrams and bytes seen)
+"""
+import json
+import socket
+import sys
+import time
+
+
+def send(addr, port, bitrate, seconds, payload=1460):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    gap = payload * 8 / bitrate
+    data = bytes(payload)
+    start = time.monotonic()
+    sent, due = 0, start
+    while due < start + seconds:
+        time.sleep(max(0.0, due - time.monotonic()))
+        try:
+            s.sendto(data, (addr, port))
+            sent += 1
+        except BlockingIOError:
+            pass
+        due += gap
+    print(json.dumps({"packets": sent, "bytes": sent * payload,
+                      "payload": payload, "seconds": seconds}))
+
+
+def recv(addr, port, seconds, out):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind((addr, port))
+    s.settimeout(0.2)
+    end = time.monotonic() + seconds
+    packets = nbytes = 0
+    while time.monotonic() < end:
+        try:
+            nbytes += len(s.recv(65536))
+            packets += 1
+        except socket.timeout:
+            pass
+    with open(out, "w") as f:
+        json.dump({"packets": packets, "bytes": nbytes}, f)
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "send":
+        send(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]),
+             float(sys.argv[5]), *(int(a) for a in sys.argv[6:7]))
+    else:
+        recv(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[5])
