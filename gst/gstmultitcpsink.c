@@ -572,7 +572,8 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
       g_param_spec_uint ("notsent-lowat", "Unsent bytes low mark",
           "A connection takes new frames only while its kernel buffer holds "
           "fewer unsent bytes than one congestion window (at least 4 kB) "
-          "and than this, and takes no more than that at a time (TCP_NOTSENT_LOWAT; 0 = kernel default, no mark)",
+          "and than this, and takes no more than that at a time "
+          "(TCP_NOTSENT_LOWAT; 0 = kernel default, no mark)",
           0, G_MAXINT, DEFAULT_NOTSENT_LOWAT,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_CONGESTION_CONTROL,

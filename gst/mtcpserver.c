@@ -1366,7 +1366,8 @@ mtcp_server_get_stats (MtcpServer * server)
     MtcpQueueSessionStats qst;
     GValue conns = G_VALUE_INIT;
     GstStructure *ss;
-    guint i;
+    GPtrArray *lists[] = { sess->conns, sess->retiring };
+    guint i, k;
     guint64 highest = MTCP_TIME_NONE, buffered = 0;
     guint64 sess_written = sess->closed_written, sess_read = sess->closed_read;
 
@@ -1388,13 +1389,12 @@ mtcp_server_get_stats (MtcpServer * server)
     }
     /* every byte of the session on the wire, retiring and closed
      * connections too: what the protocol costs over the payload */
-    for (i = 0; i < sess->conns->len + sess->retiring->len; i++) {
-      ServerConn *sc = i < sess->conns->len ?
-          g_ptr_array_index (sess->conns, i) :
-          g_ptr_array_index (sess->retiring, i - sess->conns->len);
-      sess_written += sc->conn->bytes_sent;
-      sess_read += sc->conn->bytes_received;
-    }
+    for (k = 0; k < G_N_ELEMENTS (lists); k++)
+      for (i = 0; i < lists[k]->len; i++) {
+        ServerConn *sc = g_ptr_array_index (lists[k], i);
+        sess_written += sc->conn->bytes_sent;
+        sess_read += sc->conn->bytes_received;
+      }
     written += sess_written;
     ss = gst_structure_new ("session",
         "id", G_TYPE_STRING, sess->id_str,
