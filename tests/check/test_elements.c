@@ -899,22 +899,30 @@ GST_START_TEST (test_hostile_peers_are_refused_and_session_untouched)
 
 GST_END_TEST;
 
-/* A receiver that joins and never reads must not grow the sink's memory. */
-GST_START_TEST (test_stalled_receiver_memory_bounded)
+/* A receiver with a small receive buffer that says HELLO and never reads:
+ * the sink's one connection to it. */
+static GSocket *
+stalled_receiver_join (Sender * s)
 {
-  Sender *s = sender_new ("max-session-bytes=2000000 max-session-lag=-1 "
-      "notsent-lowat=16384 idle-timeout=0");
-  gint port = sender_port (s);
-  GSocket *sock = raw_connect (port);
+  GSocket *sock = raw_connect (sender_port (s));
   guint8 frame[64];
-  guint i;
-  guint64 max_queue = 0, dropped;
-  GstCaps *caps = gst_caps_new_empty_simple ("application/x-test");
 
   g_socket_set_option (sock, SOL_SOCKET, SO_RCVBUF, 4096, NULL);
   write_hello (frame, MTCP_MAGIC, MTCP_VERSION);
   raw_send (sock, frame, MTCP_HELLO_FRAME_SIZE);
   wait_for_connections (s->sink, 1);
+  return sock;
+}
+
+/* A receiver that joins and never reads must not grow the sink's memory. */
+GST_START_TEST (test_stalled_receiver_memory_bounded)
+{
+  Sender *s = sender_new ("max-session-bytes=2000000 max-session-lag=-1 "
+      "notsent-lowat=16384 idle-timeout=0");
+  GSocket *sock = stalled_receiver_join (s);
+  guint i;
+  guint64 max_queue = 0, dropped;
+  GstCaps *caps = gst_caps_new_empty_simple ("application/x-test");
 
   gst_app_src_set_caps (GST_APP_SRC (s->appsrc), caps);
   /* 60 MB: 2000 buffers of 30 kB, a keyframe every 25 */
@@ -952,17 +960,12 @@ GST_START_TEST (test_blocked_connection_holds_little)
 {
   Sender *s = sender_new ("max-session-bytes=2000000 max-session-lag=-1 "
       "notsent-lowat=8192 idle-timeout=0");
-  GSocket *sock = raw_connect (sender_port (s));
-  guint8 frame[64];
+  GSocket *sock = stalled_receiver_join (s);
   guint i;
   guint64 held = 0, previous = G_MAXUINT64, in_queue;
   gint tries;
   GstCaps *caps = gst_caps_new_empty_simple ("application/x-test");
 
-  g_socket_set_option (sock, SOL_SOCKET, SO_RCVBUF, 4096, NULL);
-  write_hello (frame, MTCP_MAGIC, MTCP_VERSION);
-  raw_send (sock, frame, MTCP_HELLO_FRAME_SIZE);
-  wait_for_connections (s->sink, 1);
   gst_app_src_set_caps (GST_APP_SRC (s->appsrc), caps);
   for (i = 0; i < 300; i++) {
     GstBuffer *buf = gst_buffer_new_allocate (NULL, 1000, NULL);
