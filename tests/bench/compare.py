@@ -319,10 +319,7 @@ def write_docs(args, results):
         k = (r["cc"], r["rtt"], r["loss"], r["kbps"], r["budget"], r["kind"])
         if k not in keys:
             keys.append(k)
-    systems = []
-    for r in results:
-        if r["system"] not in systems:
-            systems.append(r["system"])
+    systems = list(dict.fromkeys(r["system"] for r in results))
     fig, ax = plt.subplots(figsize=(max(8, len(keys) * 0.9), 4.5))
     width = 0.8 / max(len(systems), 1)
     for i, s in enumerate(systems):
@@ -348,10 +345,7 @@ def write_docs(args, results):
 def write_grid_docs(args, results, ncells):
     """The full grid, one row per cell: each system's late-or-lost
     fraction, stall time and delivered bitrate over the stream's."""
-    systems = []
-    for r in results:
-        if r["system"] not in systems:
-            systems.append(r["system"])
+    systems = list(dict.fromkeys(r["system"] for r in results))
     rows = {}
     for r in results:
         key = (r["cc"], r["rtt"], r["loss"], r["kbps"], r["budget"], r["kind"])

@@ -197,10 +197,7 @@ def udpbulk(args):
     scn = json.load(open(os.path.join(TOP, "tests", "scenarios",
                                       "multitcp-fig4.json")))
     link, udp_rate = scn["links"][0], scn["cross"][0]["rate"]
-    # iperf3's notation, payload bits as iperf3 -b counts them
-    udp_bps = float(udp_rate.rstrip("MKmk")) * (
-        1e6 if udp_rate[-1] in "Mm" else 1e3 if udp_rate[-1] in "Kk" else 1)
-    FLOOD = "/usr/bin/python3 " + os.path.join(HERE, "udp_flood.py")
+    flood = "/usr/bin/python3 " + os.path.join(HERE, "udp_flood.py")
     # TCP alone, then with the UDP flow, then alone again
     alone, burst = 10, 40
     lines = ["## Bulk TCP flows against the same UDP burst", "",
@@ -237,10 +234,10 @@ def udpbulk(args):
                 "until [ $(ip netns exec $NETSIM_NS_A ss -Htn state "
                 "established '( dport = :5201 )' | wc -l) -gt "
                 f"{n} ]; do sleep 0.05; done; date +%s.%N > $T/tcp_t0; "
-                f"ip netns exec $NETSIM_NS_B {FLOOD} recv $NETSIM_ADDR_B "
+                f"ip netns exec $NETSIM_NS_B {flood} recv $NETSIM_ADDR_B "
                 f"5300 {alone + burst + 3} $T/udp_rx.json & sleep {alone}; "
                 "date +%s.%N > $T/udp_t0; ip netns exec $NETSIM_NS_A "
-                f"{FLOOD} send $NETSIM_ADDR_B 5300 {udp_bps:.0f} {burst} "
+                f"{flood} send $NETSIM_ADDR_B 5300 {udp_rate} {burst} "
                 "> $T/udp.json; wait")
             with tempfile.TemporaryDirectory() as tmp:
                 nstest.run([link], f"T={tmp}; " + script, cc=cc,
@@ -749,7 +746,8 @@ def main():
     global REUSE, BUILD
     REUSE = args.reuse
     BUILD = os.path.abspath(args.build)
-    {"fig4": fig4, "fig4udp": fig4udp, "udpbulk": udpbulk, "fig9": fig9, "multfrc": multfrc,
+    {"fig4": fig4, "fig4udp": fig4udp, "udpbulk": udpbulk, "fig9": fig9,
+     "multfrc": multfrc,
      "reliability": reliability, "pars": pars,
      "multipath": multipath}[args.experiment](args)
 

@@ -2,8 +2,9 @@
 """An unresponsive constant-rate UDP flow with no handshake (iperf3's UDP
 test loses its start-up exchange in a queue that TCP flows keep full).
 
-  udp_flood.py send ADDR PORT BITRATE SECONDS [PAYLOAD]   (payload bytes,
-      default 1460; the rate counts payload, as iperf3 -b does)
+  udp_flood.py send ADDR PORT BITRATE SECONDS [PAYLOAD]   (BITRATE as
+      iperf3 -b takes it, 5.5M or 800K, and counted as it counts it: the
+      payload; PAYLOAD bytes a datagram, default 1460)
   udp_flood.py recv ADDR PORT SECONDS OUT.json   (datagrams and bytes seen)
 """
 import json
@@ -12,19 +13,22 @@ import sys
 import time
 
 
-def send(addr, port, bitrate, seconds, payload=1460):
+def bits_per_second(rate):
+    """iperf3's notation: 5.5M, 800K, 1G or plain bits/s."""
+    scale = {"K": 1e3, "M": 1e6, "G": 1e9}.get(rate[-1].upper(), 1)
+    return float(rate.rstrip("KMGkmg")) * scale
+
+
+def send(addr, port, rate, seconds, payload=1460):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    gap = payload * 8 / bitrate
+    gap = payload * 8 / bits_per_second(rate)
     data = bytes(payload)
     start = time.monotonic()
     sent, due = 0, start
     while due < start + seconds:
         time.sleep(max(0.0, due - time.monotonic()))
-        try:
-            s.sendto(data, (addr, port))
-            sent += 1
-        except BlockingIOError:
-            pass
+        s.sendto(data, (addr, port))
+        sent += 1
         due += gap
     print(json.dumps({"packets": sent, "bytes": sent * payload,
                       "payload": payload, "seconds": seconds}))
@@ -48,7 +52,7 @@ def recv(addr, port, seconds, out):
 
 if __name__ == "__main__":
     if sys.argv[1] == "send":
-        send(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]),
-             float(sys.argv[5]), *(int(a) for a in sys.argv[6:7]))
+        send(sys.argv[2], int(sys.argv[3]), sys.argv[4], float(sys.argv[5]),
+             *(int(a) for a in sys.argv[6:7]))
     else:
         recv(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[5])
