@@ -955,11 +955,13 @@ GST_END_TEST;
 
 /* A connection that cannot send holds at most two unsent marks of frames
  * (what it had when it last took frames, and one take), not a 32 kB run:
- * the rest waits in the shared queue for the connections that can. */
+ * the rest waits in the shared queue for the connections that can. Held:
+ * written and not yet readable at the receiver, or queued in user space;
+ * one more mark for bytes in flight (seen under ASan). */
 GST_START_TEST (test_blocked_connection_holds_little)
 {
   Sender *s = sender_new ("max-session-bytes=2000000 max-session-lag=-1 "
-      "notsent-lowat=8192 idle-timeout=0");
+      "notsent-lowat=4096 idle-timeout=0");
   GSocket *sock = stalled_receiver_join (s);
   guint i;
   guint64 held = 0, previous = G_MAXUINT64, in_queue;
@@ -984,7 +986,7 @@ GST_START_TEST (test_blocked_connection_holds_little)
   in_queue = stats_uint64 (s->sink, "queue-bytes");
   GST_INFO ("the blocked connection holds %" G_GUINT64_FORMAT " bytes, the "
       "queue %" G_GUINT64_FORMAT, held, in_queue);
-  fail_unless (held <= 2 * 8192 + 1100, "it holds %" G_GUINT64_FORMAT
+  fail_unless (held <= 3 * 4096 + 1100, "it holds %" G_GUINT64_FORMAT
       " bytes", held);
   fail_unless (in_queue > 200000);
 
