@@ -1,6 +1,9 @@
 #!/usr/bin/python3
-"""ping RTT equals twice the configured one-way delay within 1 ms."""
+"""ping RTT equals twice the configured one-way delay: never less, and the
+median within 1 ms (the median, so one echo the busy machine's scheduler
+held back does not count as the emulator's delay)."""
 import re
+import statistics
 
 import nstest
 
@@ -9,8 +12,13 @@ f = nstest.Failures()
 for rtt_ms in (10, 50, 200):
     out, _ = nstest.run(
         [f"rate=1gbit,delay={rtt_ms / 2}ms"],
-        "ip netns exec $NETSIM_NS_A ping -q -c 20 -i 0.05 $NETSIM_ADDR_B")
-    avg = float(re.search(r"= [\d.]+/([\d.]+)/", out).group(1))
-    f.check(abs(avg - rtt_ms) <= 1.0,
-            f"RTT {avg:.3f} ms for {rtt_ms} ms configured")
+        "ip netns exec $NETSIM_NS_A ping -c 20 -i 0.05 $NETSIM_ADDR_B")
+    rtts = [float(x) for x in re.findall(r"time=([\d.]+) ms", out)]
+    f.check(len(rtts) == 20, f"{len(rtts)} of 20 echoes answered")
+    if not rtts:
+        continue
+    median = statistics.median(rtts)
+    f.check(min(rtts) >= rtt_ms - 0.05 and abs(median - rtt_ms) <= 1.0,
+            f"RTT median {median:.3f} ms (min {min(rtts):.3f}, "
+            f"max {max(rtts):.3f}) for {rtt_ms} ms configured")
 f.exit()
