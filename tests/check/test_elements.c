@@ -1405,6 +1405,7 @@ peer_closed (GSocket * sock)
 
 typedef struct {
   GstElement *appsink;
+  GstElement *src;              /* the receiver's, for its counters */
   guint n;
   guint received;               /* byte-exact and in order */
   gchar *failure;
@@ -1440,7 +1441,20 @@ checker_thread (gpointer data)
       break;
     }
     if (!buffers_equal (gst_sample_get_buffer (sample), want)) {
-      c->failure = g_strdup_printf ("buffer %u differs", i);
+      GstBuffer *got = gst_sample_get_buffer (sample);
+      guint8 head[4] = { 0, };
+
+      /* a skip (a later index) or a wrong buffer: the message tells which */
+      gst_buffer_extract (got, 0, head, sizeof (head));
+      c->failure = g_strdup_printf ("buffer %u differs: got index %u, "
+          "%" G_GSIZE_FORMAT " bytes (want %" G_GSIZE_FORMAT "), PTS %"
+          GST_TIME_FORMAT "; receiver late %" G_GUINT64_FORMAT ", skipped %"
+          G_GUINT64_FORMAT ", dropped by the sender %" G_GUINT64_FORMAT, i,
+          GST_READ_UINT32_BE (head), gst_buffer_get_size (got),
+          gst_buffer_get_size (want), GST_TIME_ARGS (GST_BUFFER_PTS (got)),
+          stats_uint64 (c->src, "buffers-late"), stats_uint64 (c->src,
+              "buffers-skipped"), stats_uint64 (c->src,
+              "buffers-sender-dropped"));
       gst_sample_unref (sample);
       gst_buffer_unref (want);
       break;
@@ -1470,7 +1484,7 @@ GST_START_TEST (test_connection_flood_bounded)
   GstCaps *caps = gst_caps_new_empty_simple ("application/x-test");
   struct rlimit nofile;
   guint64 rss_before, open;
-  gint64 until;
+  gint64 until, start;
   guint i;
 
   /* 500 of ours, up to 64 + 3 of the sink's, and the rest of the process */
@@ -1485,6 +1499,7 @@ GST_START_TEST (test_connection_flood_bounded)
 
   wait_for_connections (s->sink, 3);
   checker.appsink = r->appsink;
+  checker.src = r->src;
   checker.n = FLOOD_STREAM_BUFFERS;
   check = g_thread_new ("checker", checker_thread, &checker);
   gst_app_src_set_caps (GST_APP_SRC (s->appsrc), caps);
@@ -1494,8 +1509,15 @@ GST_START_TEST (test_connection_flood_bounded)
   flood.socks = g_ptr_array_new_with_free_func (g_object_unref);
   flooder = NULL;
   rss_before = 0;
-  /* 5 s of stream, paced; the flood starts once it runs */
+  /* 5 s of stream, paced on the clock as a live source's timestamps are
+   * (a sleep per buffer would fall behind them on a busy machine, and the
+   * sink rightly drops what is later than the receiver's latency) */
+  start = g_get_monotonic_time ();
   for (i = 0; i < FLOOD_STREAM_BUFFERS; i++) {
+    gint64 ahead = start + i * 5000 - g_get_monotonic_time ();
+
+    if (ahead > 0)
+      g_usleep (ahead);
     fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (s->appsrc),
             flood_stream_buffer (rand, i)), GST_FLOW_OK);
     if (i == 100) {
@@ -1503,7 +1525,6 @@ GST_START_TEST (test_connection_flood_bounded)
       flood.rss_peak_kb = rss_before;
       flooder = g_thread_new ("flood", flood_thread, &flood);
     }
-    g_usleep (5000);
   }
   gst_app_src_end_of_stream (GST_APP_SRC (s->appsrc));
   g_thread_join (flooder);
