@@ -16,7 +16,8 @@ full` is the issue's 3x3x3x3 grid, `--grid issue` (default) the cells that
 carry its targets plus one change along each axis, a Gilbert-Elliott cell,
 a time-varying-rate cell and a two-path cell. Per run, at the receiver:
 frames late or lost (a frame is on time when it arrives by first arrival +
-its PTS distance + the budget; lost when its PTS never arrives), stalls and
+its PTS distance + the budget; lost when its PTS never arrives or it comes
+with other bytes than the sender's encoder made), stalls and
 stall time of a player that waits for late frames, delivered bitrate, bytes on the wire
 (both directions, from netsim) per TS byte delivered (the whole run, and a
 steady span between two netsim marks), CPU seconds per GB
@@ -26,6 +27,8 @@ writes one row per cell instead (its own section), and with --reuse a run
 that stopped part-way goes on where it was.
 """
 import argparse
+import bisect
+import collections
 import itertools
 import json
 import os
@@ -133,6 +136,41 @@ def steady_wire_per_byte(marks, series):
     return wire / (ts1 - ts0)
 
 
+def damaged_frames(frames, sent):
+    """The PTS of frames that came out of the receiver's tsdemux with other
+    bytes than the sender's encoder gave its muxer (tsdemux passes on what
+    it has of a PES with a gap in it: a lost TS packet damages a frame
+    without taking its PTS away), and how many had no sent frame near
+    them. None when the sender did not record its frames."""
+    if not sent or not frames:
+        return None
+    # the receiver's PTS are the sender's plus an offset (the muxer's and
+    # the demuxer's bases) that drifts by some ms while tsdemux locks onto
+    # the PCR: start from the offset on which equal sizes agree, then
+    # follow it from frame to frame
+    votes = collections.Counter(
+        round((rp - tp) / 1e6) for _, rp, rs in frames[:60]
+        for tp, ts in sent[:600] if rs == ts)
+    if not votes:
+        return None
+    offset = votes.most_common(1)[0][0] * 1e6
+    sent = sorted(sent)
+    keys = [tp for tp, _ in sent]
+    near_ns = 0.5e9 / FPS * 3
+    damaged, unmatched = set(), 0
+    for _, rp, rs in frames:
+        lo = bisect.bisect_left(keys, rp - offset - near_ns)
+        hi = bisect.bisect_right(keys, rp - offset + near_ns)
+        same = [tp for tp, ts in sent[lo:hi] if ts == rs]
+        if same:
+            offset = rp - min(same, key=lambda tp: abs(rp - offset - tp))
+        elif hi > lo:
+            damaged.add(rp)
+        else:
+            unmatched += 1
+    return damaged, unmatched
+
+
 def analyse(rx, tx, netsim, seconds, budget_s, kbps, marks=()):
     frames = sorted({f[1]: f for f in rx.get("frames", []) if f[1] >= 0}
                     .values(), key=lambda f: f[1])
@@ -145,7 +183,10 @@ def analyse(rx, tx, netsim, seconds, budget_s, kbps, marks=()):
     # PTS of the frames the stream should have had, 1/FPS apart
     span = (frames[-1][1] - p0) / 1e9
     expected = int(round(span * FPS)) + 1
-    late = sum(1 for t, p, _ in frames if t > t0 + (p - p0) / 1e9 + budget_s)
+    check = damaged_frames(frames, tx.get("frames_sent"))
+    damaged, unmatched = check if check else (set(), None)
+    late = sum(1 for t, p, _ in frames if t > t0 + (p - p0) / 1e9 + budget_s
+               or p in damaged)
     lost = max(expected - len(frames), 0)
     # a player that starts budget_s after the first frame and waits
     stalls, stall_s, shift = 0, 0.0, 0.0
@@ -158,7 +199,9 @@ def analyse(rx, tx, netsim, seconds, budget_s, kbps, marks=()):
     rx_seconds = frames[-1][0] - t0
     wire = sum(link[d]["forwarded_bytes"] for link in netsim["links"]
                for d in ("ab", "ba"))
+    # a damaged frame is lost to the viewer: it counts with the late ones
     res.update(expected=expected, late=late, lost=lost,
+               damaged=len(damaged) if check else None, unmatched=unmatched,
                late_fraction=(late + lost) / max(expected, 1),
                stalls=stalls, stall_s=round(stall_s, 2),
                delivered_mbps=sum(f[2] for f in frames) * 8 / 1e6 /
@@ -268,7 +311,9 @@ def write_docs(args, results):
              "tcpclientsrc; srt: srtsink/srtsrc with `latency` = budget and "
              "SRT's default 25% overhead; rist: ristsink/ristsrc with "
              "`receiver-buffer` = budget. Late or lost: frames that arrived "
-             "after first arrival + PTS distance + budget, or never; stalls: "
+             "after first arrival + PTS distance + budget, or never, or with "
+             "other bytes than the sender's encoder made (damaged: tsdemux "
+             "passes on a frame with a lost TS packet in it); stalls: "
              "a player starting one budget after the first frame that waits "
              "for a late frame; wire/byte: IP bytes both ways over TS bytes "
              "delivered, over the whole run and (steady) between "

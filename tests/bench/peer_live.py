@@ -11,7 +11,8 @@ multitcp-dynamic (VariedConnVariedWinSize from N = 5), multitcp-parsdyn (the
 same from ParS's count), tcp, srt, rist.
 The receiver records, for every video frame that comes out of tsdemux, its
 arrival time (CLOCK_MONOTONIC) and PTS, the TS bytes its source delivered,
-and its own CPU time; the sender records its CPU time. Each writes OUT.json.
+and its own CPU time; the sender records its CPU time and the PTS and size
+of every frame its encoder gives the muxer. Each writes OUT.json.
 """
 import json
 import os
@@ -33,7 +34,7 @@ def sender_desc(system, peer, port, kbps, budget_ms):
     video = ("videotestsrc is-live=true pattern=snow ! "
              "video/x-raw,width=640,height=360,framerate=30/1 ! "
              f"x264enc bitrate={kbps} pass=cbr tune=zerolatency "
-             "key-int-max=30 speed-preset=ultrafast ! h264parse ! "
+             "key-int-max=30 speed-preset=ultrafast ! h264parse name=vparse ! "
              "mpegtsmux alignment=7 ! ")
     if system.startswith("multitcp"):
         # sync=false like the peers below: the muxer's packets leave as it
@@ -122,8 +123,17 @@ def main():
         # TS bytes over time: compare.py takes its steady span from it
         rec["ts_series"] = []
 
+        # and, for multitcp, when its source gave up on or dropped buffers
+        rec["src_series"] = []
+        src = pipe.get_by_name("src")
+
         def sample_ts():
-            rec["ts_series"].append((time.monotonic(), rec["ts_bytes"]))
+            now = time.monotonic()
+            rec["ts_series"].append((now, rec["ts_bytes"]))
+            if system.startswith("multitcp"):
+                st = src.get_property("stats")
+                rec["src_series"].append((now, st.get_value("buffers-skipped"),
+                                          st.get_value("buffers-late")))
             return True
         GLib.timeout_add(250, sample_ts)
 
@@ -139,6 +149,17 @@ def main():
     bus = pipe.get_bus()
     bus.add_signal_watch()
     bus.connect("message", on_message)
+    if role == "send":
+        # each frame the muxer gets: the receiver's must match it byte-count
+        # for byte-count, or it was damaged on the way
+        rec["frames_sent"] = []
+
+        def on_sent(pad, info):
+            buf = info.get_buffer()
+            rec["frames_sent"].append((buf.pts, buf.get_size()))
+            return Gst.PadProbeReturn.OK
+        pipe.get_by_name("vparse").get_static_pad("src").add_probe(
+            Gst.PadProbeType.BUFFER, on_sent)
     if role == "send" and system.startswith("multitcp"):
         # the sink's view of each session, once a second
         rec["sink"] = []

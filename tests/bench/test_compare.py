@@ -1,0 +1,77 @@
+#!/usr/bin/python3
+"""compare.py's receiver analysis on made-up runs: a frame that arrives
+with other bytes than the sender's encoder made counts as lost, a missing
+PTS counts as lost, a late one as late, and the PTS offset between the two
+ends may drift while tsdemux locks on."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare  # noqa: E402
+
+FRAME_NS = int(1e9 / compare.FPS)
+failures = 0
+
+
+def check(ok, what):
+    global failures
+    print(("ok   " if ok else "FAIL ") + what)
+    failures += not ok
+
+
+def sent_frames(n):
+    # sizes that do not repeat nearby, as x264's do
+    return [(3600 * 10**9 + i * FRAME_NS, 4000 + (i * 7919) % 9000)
+            for i in range(n)]
+
+
+def received(sent, offset_ns, drift_ns=0, damage=(), drop=(), late=(),
+             budget_s=1.0):
+    """The receiver's (arrival, PTS, size) list for @sent: PTS moved by
+    @offset_ns plus a drift over the first 30 frames."""
+    frames = []
+    for i, (pts, size) in enumerate(sent):
+        if i in drop:
+            continue
+        rx_pts = pts + offset_ns + drift_ns * max(0, 30 - i) // 30
+        arrival = 100.0 + i / compare.FPS + (budget_s + 0.5 if i in late
+                                             else 0.05)
+        frames.append((arrival, rx_pts, size - 1316 if i in damage else size))
+    return frames
+
+
+sent = sent_frames(900)
+netsim = {"links": [{"ab": {"forwarded_bytes": 0},
+                     "ba": {"forwarded_bytes": 0}}]}
+
+# a clean run, with 30 ms of drift at the start (seen with multitcpsrc)
+rx = {"frames": received(sent, -3599 * 10**9, drift_ns=30 * 10**6),
+      "ts_bytes": 10**7}
+damaged, unmatched = compare.damaged_frames(
+    sorted(rx["frames"], key=lambda f: f[1]), sent)
+check(not damaged and unmatched == 0,
+      f"clean run: {len(damaged)} damaged, {unmatched} unmatched")
+res = compare.analyse(rx, {"frames_sent": sent}, netsim, 30, 1.0, 8000)
+check(res["late_fraction"] == 0 and res["damaged"] == 0,
+      f"clean run: late or lost {res['late_fraction']}")
+
+# two damaged frames (one of them also late), one dropped, one late
+# (a drift under half a frame: the expected count comes from the PTS span)
+rx = {"frames": received(sent, -3599 * 10**9, drift_ns=10 * 10**6,
+                         damage=(5, 400), drop=(600,), late=(400, 700)),
+      "ts_bytes": 10**7}
+res = compare.analyse(rx, {"frames_sent": sent}, netsim, 30, 1.0, 8000)
+check(res["damaged"] == 2, f"damaged {res['damaged']} of 2")
+check(res["lost"] == 1, f"lost {res['lost']} of 1")
+check(res["late"] == 3, f"late or damaged {res['late']} of 3 "
+      "(a damaged late frame counts once)")
+check(abs(res["late_fraction"] - 4 / 900) < 1e-9,
+      f"late or lost {res['late_fraction'] * 900:.2f} of 900 frames")
+
+# a sender that did not record its frames: nothing is called damaged
+res = compare.analyse(rx, {}, netsim, 30, 1.0, 8000)
+check(res["damaged"] is None and res["late"] == 2,
+      f"no sender record: damaged {res['damaged']}, late {res['late']}")
+
+print(f"{failures} failed")
+sys.exit(1 if failures else 0)
