@@ -494,14 +494,11 @@ mtcp_connection_holds_frame (MtcpConnection * conn, guint64 seq)
   return find_held (conn, seq) != NULL;
 }
 
-MtcpOutFrame *
-mtcp_connection_copy_frame (MtcpConnection * conn, guint64 seq)
+static MtcpOutFrame *
+copy_of (const MtcpOutFrame * f)
 {
-  MtcpOutFrame *f = find_held (conn, seq), *copy;
+  MtcpOutFrame *copy = mtcp_out_frame_new ();
 
-  if (f == NULL)
-    return NULL;
-  copy = mtcp_out_frame_new ();
   copy->type = f->type;
   copy->seq = f->seq;
   copy->info = f->info;
@@ -513,6 +510,30 @@ mtcp_connection_copy_frame (MtcpConnection * conn, guint64 seq)
   memcpy (mtcp_out_frame_alloc_head (copy, f->head_size), f->head,
       f->head_size);
   return copy;
+}
+
+MtcpOutFrame *
+mtcp_connection_copy_frame (MtcpConnection * conn, guint64 seq)
+{
+  MtcpOutFrame *f = find_held (conn, seq);
+
+  return f ? copy_of (f) : NULL;
+}
+
+GList *
+mtcp_connection_copy_frames_from (MtcpConnection * conn, guint64 seq)
+{
+  GQueue *queues[] = { &conn->sent, &conn->out };
+  GList *copies = NULL, *l;
+  guint k;
+
+  for (k = 0; k < G_N_ELEMENTS (queues); k++)
+    for (l = queues[k]->head; l; l = l->next) {
+      MtcpOutFrame *f = l->data;
+      if (mtcp_frame_is_sequenced (f->type) && f->seq >= seq)
+        copies = g_list_prepend (copies, copy_of (f));
+    }
+  return g_list_reverse (copies);
 }
 
 GList *

@@ -133,6 +133,9 @@ gboolean mtcp_connection_holds_frame (MtcpConnection * conn, guint64 seq);
  * not acknowledged, or queued), else NULL. */
 MtcpOutFrame *mtcp_connection_copy_frame (MtcpConnection * conn,
     guint64 seq);
+/* Copies of the sequenced frames this connection holds from @seq on
+ * (written and not acknowledged, then queued), in the order it has them. */
+GList *mtcp_connection_copy_frames_from (MtcpConnection * conn, guint64 seq);
 
 /* Write what is queued until done or the socket would block. */
 MtcpIoResult mtcp_connection_flush (MtcpConnection * conn, GError ** error);

@@ -707,8 +707,10 @@ session_holder (ServerSession * sess, guint64 seq)
 /* The receiver waits behind a hole that has not moved for two of the
  * holding connection's RTTs (200 ms at least): the frame is stuck in TCP
  * retransmissions on that connection, which at a few % loss can take
- * longer than the receiver's latency (RTO backoff). A copy goes out on the
- * least loaded other connection; the receiver drops whichever comes
+ * longer than the receiver's latency (RTO backoff). So is every later
+ * frame that connection holds (TCP delivers in order): copies of all of
+ * them go out on the least loaded other connection, at once rather than
+ * one hole and two RTTs at a time; the receiver drops whichever comes
  * second. Again after as long if that one is stuck too. */
 static void
 hedge_stuck_frame (MtcpServer * server, ServerSession * sess,
@@ -716,6 +718,8 @@ hedge_stuck_frame (MtcpServer * server, ServerSession * sess,
 {
   guint64 next = sess->acked == MTCP_TIME_NONE ? 0 : sess->acked + 1;
   ServerConn *holder, *best = NULL;
+  GList *copies, *l;
+  MtcpIoResult r;
   gint64 since, wait;
   guint i;
 
@@ -738,13 +742,18 @@ hedge_stuck_frame (MtcpServer * server, ServerSession * sess,
   }
   if (best == NULL)
     return;                     /* every connection has it already */
+  copies = mtcp_connection_copy_frames_from (holder->conn, next);
   sess->hedged_seq = next;
   sess->hedged_us = now;
-  sess->frames_hedged++;
+  sess->frames_hedged += g_list_length (copies);
   GST_DEBUG ("session %s: seq %" G_GUINT64_FORMAT " stuck on connection %u "
-      "for %" G_GINT64_FORMAT " ms, again on connection %u", sess->id_str,
-      next, holder->id, (now - sess->acked_us) / 1000, best->id);
-  conn_give (server, best, mtcp_connection_copy_frame (holder->conn, next));
+      "for %" G_GINT64_FORMAT " ms: it and the %u after it there again on "
+      "connection %u", sess->id_str, next, holder->id,
+      (now - sess->acked_us) / 1000, g_list_length (copies) - 1, best->id);
+  for (l = copies; l; l = l->next)
+    conn_hand (server, best, l->data);
+  g_list_free (copies);
+  conn_flush (server, best, &r);
 }
 
 static void
