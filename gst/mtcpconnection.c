@@ -512,14 +512,6 @@ copy_of (const MtcpOutFrame * f)
   return copy;
 }
 
-MtcpOutFrame *
-mtcp_connection_copy_frame (MtcpConnection * conn, guint64 seq)
-{
-  MtcpOutFrame *f = find_held (conn, seq);
-
-  return f ? copy_of (f) : NULL;
-}
-
 GList *
 mtcp_connection_copy_frames_from (MtcpConnection * conn, guint64 seq)
 {

@@ -128,11 +128,9 @@ void mtcp_connection_ack (MtcpConnection * conn, guint64 seq);
  * acknowledged (sent or not), oldest first; the connection keeps none. */
 GList *mtcp_connection_take_unacked (MtcpConnection * conn);
 
+/* Whether this connection holds sequenced frame @seq (written and not
+ * acknowledged, or queued). */
 gboolean mtcp_connection_holds_frame (MtcpConnection * conn, guint64 seq);
-/* A copy of sequenced frame @seq if this connection holds it (written and
- * not acknowledged, or queued), else NULL. */
-MtcpOutFrame *mtcp_connection_copy_frame (MtcpConnection * conn,
-    guint64 seq);
 /* Copies of the sequenced frames this connection holds from @seq on
  * (written and not acknowledged, then queued), in the order it has them. */
 GList *mtcp_connection_copy_frames_from (MtcpConnection * conn, guint64 seq);
