@@ -721,7 +721,7 @@ hedge_stuck_frame (MtcpServer * server, ServerSession * sess,
   GList *copies, *l;
   MtcpIoResult r;
   gint64 since, wait;
-  guint i;
+  guint i, n_copies;
 
   if (fb->buffered_bytes == 0)
     return;                     /* no hole: nothing waits behind it */
@@ -743,13 +743,14 @@ hedge_stuck_frame (MtcpServer * server, ServerSession * sess,
   if (best == NULL)
     return;                     /* every connection has it already */
   copies = mtcp_connection_copy_frames_from (holder->conn, next);
+  n_copies = g_list_length (copies);
   sess->hedged_seq = next;
   sess->hedged_us = now;
-  sess->frames_hedged += g_list_length (copies);
+  sess->frames_hedged += n_copies;
   GST_DEBUG ("session %s: seq %" G_GUINT64_FORMAT " stuck on connection %u "
       "for %" G_GINT64_FORMAT " ms: it and the %u after it there again on "
       "connection %u", sess->id_str, next, holder->id,
-      (now - sess->acked_us) / 1000, g_list_length (copies) - 1, best->id);
+      (now - sess->acked_us) / 1000, n_copies - 1, best->id);
   for (l = copies; l; l = l->next)
     conn_hand (server, best, l->data);
   g_list_free (copies);

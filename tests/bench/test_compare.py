@@ -6,17 +6,14 @@ ends may drift while tsdemux locks on."""
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "netsim")]
 import compare  # noqa: E402
+import nstest  # noqa: E402
 
 FRAME_NS = int(1e9 / compare.FPS)
-failures = 0
-
-
-def check(ok, what):
-    global failures
-    print(("ok   " if ok else "FAIL ") + what)
-    failures += not ok
+f = nstest.Failures()
+check = f.check
 
 
 def sent_frames(n):
@@ -73,5 +70,4 @@ res = compare.analyse(rx, {}, netsim, 30, 1.0, 8000)
 check(res["damaged"] is None and res["late"] == 2,
       f"no sender record: damaged {res['damaged']}, late {res['late']}")
 
-print(f"{failures} failed")
-sys.exit(1 if failures else 0)
+f.exit()

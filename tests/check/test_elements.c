@@ -1096,7 +1096,6 @@ GST_START_TEST (test_state_cycles)
 
 GST_END_TEST;
 
-/* Connections come and go while the stream runs: nothing is lost or late. */
 /* Sleeps until buffer @index of a stream started at @start_us (monotonic)
  * with @period_us between buffers is due: paced on the clock as a live
  * source's timestamps are, where a sleep per buffer would fall behind them
@@ -1147,6 +1146,7 @@ expect_tagged (Receiver * r, guint n)
   fail_unless_equals_uint64 (stats_uint64 (r->src, "buffers-skipped"), 0);
 }
 
+/* Connections come and go while the stream runs: nothing is lost or late. */
 GST_START_TEST (test_connection_count_change_loses_nothing)
 {
   Sender *s = sender_new (NULL);
