@@ -81,9 +81,11 @@ def inner(args):
     common = [system, None, "5600", str(args.kbps), None, str(args.budget)]
     tx_out, rx_out = args.out + ".tx.json", args.out + ".rx.json"
     tx_args = list(common)
-    # the sender stops with the receiver: the wire bytes are the run's
+    # the sender outlives the receiver, which starts 1.5 s after it and
+    # takes up to a second more to load GStreamer: with + 2 the TS stopped
+    # before the receiver did (its last stats read no connection open)
     tx_args[1], tx_args[4] = peer_tx, str(
-        args.seconds if system == "rist" else args.seconds + 2)
+        args.seconds if system == "rist" else args.seconds + 4)
     rx_args = list(common)
     rx_args[1], rx_args[4] = addr_a, str(args.seconds)
     log = open(args.out + ".log", "w")
