@@ -783,7 +783,8 @@ gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
           DEFAULT_MIN_CONNECTIONS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_MAX_CONNECTIONS,
       g_param_spec_uint ("max-connections", "Max connections",
-          "Most connections the controllers use", 1, 1024,
+          "Most connections the controllers use, and the bound on ParS's count "
+          "(connections=0)", 1, 1024,
           DEFAULT_MAX_CONNECTIONS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_LATENCY,
       g_param_spec_uint ("latency", "Latency",
