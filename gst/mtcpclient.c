@@ -30,8 +30,7 @@ GST_DEBUG_CATEGORY_STATIC (mtcp_client_debug);
  * session's), and on each at least this often: the sink takes silence on a
  * connection for a dead one (idle-timeout, 3 s by default) */
 #define FEEDBACK_KEEPALIVE_US (G_USEC_PER_SEC / 2)
-/* segments the sink must have sent before ParS trusts its loss rate */
-#define PARS_MIN_SEGMENTS 500
+/* connections=0: the count until ParS has a loss rate (MultiTCP's default) */
 #define PARS_START_CONNECTIONS 5
 /* clock skew: minima of 1 s windows, a line through the last 60 */
 #define SKEW_WINDOW GST_SECOND
@@ -1135,8 +1134,7 @@ pars_starting_count (MtcpClient * client, gdouble rtt, guint mss)
   const MtcpControlConfig *c = &client->config.control;
   gdouble segments, loss = observed_loss (client, mss, &segments);
 
-  /* a loss rate needs some traffic behind it */
-  if (segments < PARS_MIN_SEGMENTS)
+  if (!mtcp_pars_loss_known (segments, loss * segments))
     return;
   client->wanted = mtcp_pars_connections (client->target_Bps * 8, rtt,
       loss, mss, MTCP_PARS_PHI_RENO, fewest_connections (client),
@@ -1192,11 +1190,23 @@ controller_tick (MtcpClient * client, gint64 now)
   if (rtt <= 0)
     return;                     /* no REPORT yet */
   rtt_control_tick (client, now, rtt);
+  if (!starting_count_known (client) && target_rate (client) > 0) {
+    /* ParS's count as soon as there is loss to go on, not at the end of a
+     * sampling interval (6 RTTs): a live stream is backing up meanwhile */
+    client->target_Bps = target_rate (client);
+    pars_starting_count (client, rtt, mss);
+    if (starting_count_known (client)) {
+      apply_connection_count (client);
+      /* the controllers measure the new count from a fresh interval */
+      client->interval_start_us = 0;
+    }
+  }
   interval = c->sampling_interval_ms ? c->sampling_interval_ms / 1000.0 :
       MAX (6 * rtt, 0.1);
   if (client->interval_start_us == 0) {
     client->interval_start_us = now;
     client->interval_bytes_mark = client->payload_received;
+    client->interval_backlog = 0;
     return;
   }
   elapsed = (now - client->interval_start_us) / 1e6;
@@ -1228,8 +1238,6 @@ controller_tick (MtcpClient * client, gint64 now)
   mtcp_adjust_window_set_target (&client->window, client->target_Bps);
 
   counted = starting_count_known (client);
-  if (!counted)
-    pars_starting_count (client, rtt, mss);
   switch (c->connections) {
     case MTCP_CONNECTION_CONTROL_FIXED:
       break;                    /* the property, or ParS's count above */

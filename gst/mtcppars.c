@@ -20,3 +20,17 @@ mtcp_pars_connections (gdouble rate_bps, gdouble rtt_s, gdouble loss,
   n = ceil (rtt_s * c * sqrt (loss) / (phi * (1 - loss)));
   return (guint) CLAMP (n, n_min, n_max);
 }
+
+/* A rate estimate's relative error shrinks with the events counted, not the
+ * trials: a lossy path, the one a live stream is backing up on, is judged
+ * sooner; the 200-segment floor keeps one early burst from deciding. */
+#define PARS_MIN_SEGMENTS 500
+#define PARS_MIN_LOSSES 10
+#define PARS_MIN_SEGMENTS_LOSSY 200
+
+gboolean
+mtcp_pars_loss_known (gdouble segments, gdouble losses)
+{
+  return segments >= PARS_MIN_SEGMENTS || (losses >= PARS_MIN_LOSSES &&
+      segments >= PARS_MIN_SEGMENTS_LOSSY);
+}

@@ -15,6 +15,10 @@ G_BEGIN_DECLS
 guint mtcp_pars_connections (gdouble rate_bps, gdouble rtt_s, gdouble loss,
     guint mss, gdouble phi, guint n_min, guint n_max);
 
+/* Traffic enough behind a loss rate (losses in segments) for Eq. 19: 500
+ * segments, or 10 losses in 200. */
+gboolean mtcp_pars_loss_known (gdouble segments, gdouble losses);
+
 G_END_DECLS
 
 #endif

@@ -211,6 +211,20 @@ GST_START_TEST (test_pars_model)
 
 GST_END_TEST;
 
+GST_START_TEST (test_pars_loss_known)
+{
+  /* a clean path: 500 segments */
+  fail_if (mtcp_pars_loss_known (499, 0));
+  fail_unless (mtcp_pars_loss_known (500, 0));
+  fail_unless (mtcp_pars_loss_known (500, 2));
+  /* a lossy one: 10 losses, once there are 200 segments */
+  fail_if (mtcp_pars_loss_known (199, 12));
+  fail_unless (mtcp_pars_loss_known (200, 10));
+  fail_if (mtcp_pars_loss_known (300, 9));
+}
+
+GST_END_TEST;
+
 static Suite *
 controllers_suite (void)
 {
@@ -224,6 +238,7 @@ controllers_suite (void)
   tcase_add_test (tc, test_adjust_conn_steps);
   tcase_add_test (tc, test_multfrc_iiad);
   tcase_add_test (tc, test_pars_model);
+  tcase_add_test (tc, test_pars_loss_known);
   return s;
 }
 

@@ -1259,6 +1259,41 @@ GST_START_TEST (test_pars_count_then_rtt_control)
 
 GST_END_TEST;
 
+/* ParS's count comes as soon as the sink has reported enough segments, not
+ * at the end of a sampling interval: with a minute-long interval it still
+ * comes while the stream runs, and nothing is lost. */
+GST_START_TEST (test_pars_count_does_not_wait_for_interval)
+{
+  Sender *s = sender_new (NULL);
+  Receiver *r = receiver_new_with (sender_port (s), 0, 5000,
+      "sampling-interval=60000");
+  gboolean pars_seen = FALSE;
+  guint next = 0;
+
+  wait_for_connections (s->sink, 5);
+  /* 80 Mbit/s: 500 of loopback's 64 kB segments in about 3 s */
+  while (!pars_seen && next < 1500) {
+    GstStructure *st = NULL;
+    const gchar *reason;
+
+    push_tagged (s, next++, 100000, 50);
+    g_usleep (10000);
+    g_object_get (r->src, "stats", &st, NULL);
+    reason = gst_structure_get_string (st, "connection-decision");
+    pars_seen = reason && g_str_has_prefix (reason, "ParS Eq. 19");
+    gst_structure_free (st);
+  }
+  fail_unless (pars_seen, "no ParS decision after %u buffers", next);
+  GST_INFO ("ParS decided after %u buffers", next);
+
+  gst_app_src_end_of_stream (GST_APP_SRC (s->appsrc));
+  expect_tagged (r, next);
+  receiver_free (r);
+  sender_free (s);
+}
+
+GST_END_TEST;
+
 /* A receiver that joins and then falls silent (a half-open connection) is
  * found by its missing feedback within the idle timeout. */
 GST_START_TEST (test_half_open_connection_is_found)
@@ -2473,6 +2508,7 @@ elements_suite (void)
   tcase_add_test (tc, test_connection_count_change_loses_nothing);
   tcase_add_test (tc, test_pars_count_then_congestion_control);
   tcase_add_test (tc, test_pars_count_then_rtt_control);
+  tcase_add_test (tc, test_pars_count_does_not_wait_for_interval);
   tcase_add_test (tc, test_half_open_connection_is_found);
   tcase_add_test (tc, test_connection_flood_bounded);
   tcase_add_test (tc, test_small_buffers_cost_a_small_head);
