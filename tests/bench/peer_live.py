@@ -6,7 +6,8 @@ so every system moves the same bytes.
   peer_live.py send SYSTEM PEER_ADDR PORT BITRATE_KBPS SECONDS BUDGET_MS OUT.json
   peer_live.py recv SYSTEM PEER_ADDR PORT BITRATE_KBPS SECONDS BUDGET_MS OUT.json
 
-SYSTEM: multitcp-N (N connections), multitcp-pars (count from ParS Eq. 19),
+SYSTEM: multitcp-N (N connections), multitcp-pars (count from ParS Eq. 19,
+up to max-connections' default; multitcp-parsM: up to M at both ends),
 multitcp-dynamic (VariedConnVariedWinSize from N = 5), multitcp-parsdyn (the
 same from ParS's count), tcp, srt, rist.
 The receiver records, for every video frame that comes out of tsdemux, its
@@ -39,8 +40,10 @@ def sender_desc(system, peer, port, kbps, budget_ms):
     if system.startswith("multitcp"):
         # sync=false like the peers below: the muxer's packets leave as it
         # makes them, not paced by their timestamps one at a time
+        cap = pars_cap(system)
         return video + (f"multitcpsink name=mtcpsink host={peer} port={port} "
-                        "sync=false")
+                        "sync=false"
+                        + (f" max-connections={cap}" if cap else ""))
     if system == "tcp":
         return video + f"tcpserversink host={peer} port={port} sync=false"
     if system == "srt":
@@ -59,15 +62,23 @@ def sender_desc(system, peer, port, kbps, budget_ms):
     raise SystemExit(f"unknown system {system}")
 
 
+def pars_cap(system):
+    """multitcp-parsM: ParS's count up to M; None: the elements' default."""
+    n = system.split("-", 1)[1]
+    return int(n[4:]) if n.startswith("pars") and n[4:].isdigit() else None
+
+
 def receiver_desc(system, peer, port, budget_ms):
     tail = " ! tsdemux name=demux demux. ! video/x-h264 ! h264parse ! " \
         "fakesink name=sink sync=false"
     if system.startswith("multitcp"):
         opts = f"latency={budget_ms} "
         n = system.split("-", 1)[1]
-        if n == "pars":
+        if n.startswith("pars") and n != "parsdyn":
             # ParS Eq. 19 from the loss and RTT the sink measures
-            opts += "connections=0 max-connections=32"
+            cap = pars_cap(system)
+            opts += "connections=0" + (f" max-connections={cap}" if cap
+                                       else "")
         elif n in ("dynamic", "parsdyn"):
             # paper: Alg. 2 from N = 5; parsdyn: from ParS's count
             opts += (f"connections={5 if n == 'dynamic' else 0} "
