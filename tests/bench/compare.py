@@ -118,9 +118,11 @@ def inner(args):
                 p.kill()
 
 
-def steady_wire_per_byte(marks, series):
+def steady_wire_per_byte(marks, series, keys=("ab", "ba")):
     """IP bytes both ways over TS bytes delivered between the first two
-    marks (the receiver's TS byte count interpolated at their times)."""
+    marks (the receiver's TS byte count interpolated at their times);
+    keys ("ab_offered", "ba_offered"): the bytes the senders put on the
+    links, lost ones too."""
     if len(marks) < 2 or len(series) < 2:
         return None
 
@@ -133,8 +135,10 @@ def steady_wire_per_byte(marks, series):
     ts0, ts1 = ts_at(a["t"]), ts_at(b["t"])
     if ts0 is None or ts1 is None or ts1 <= ts0:
         return None
+    if any(d not in la for la in a["links"] for d in keys):
+        return None             # marks of a netsim from before offered bytes
     wire = sum(lb[d] - la[d] for la, lb in zip(a["links"], b["links"])
-               for d in ("ab", "ba"))
+               for d in keys)
     return wire / (ts1 - ts0)
 
 
@@ -201,6 +205,9 @@ def analyse(rx, tx, netsim, seconds, budget_s, kbps, marks=()):
     rx_seconds = frames[-1][0] - t0
     wire = sum(link[d]["forwarded_bytes"] for link in netsim["links"]
                for d in ("ab", "ba"))
+    # what the senders put on the links, the packets netsim lost too
+    sent = sum(link[d].get("offered_bytes", 0) for link in netsim["links"]
+               for d in ("ab", "ba"))
     # a damaged frame is lost to the viewer: it counts with the late ones
     res.update(expected=expected, late=late, lost=lost,
                damaged=len(damaged) if check else None, unmatched=unmatched,
@@ -211,6 +218,11 @@ def analyse(rx, tx, netsim, seconds, budget_s, kbps, marks=()):
                wire_per_byte=wire / max(rx.get("ts_bytes", 0), 1),
                wire_per_byte_steady=steady_wire_per_byte(
                    list(marks), rx.get("ts_series", [])),
+               sent_per_byte=(sent / max(rx.get("ts_bytes", 0), 1)
+                              if sent else None),
+               sent_per_byte_steady=steady_wire_per_byte(
+                   list(marks), rx.get("ts_series", []),
+                   ("ab_offered", "ba_offered")),
                cpu_per_gb=(rx.get("cpu_s", 0) + tx.get("cpu_s", 0)) /
                max(rx.get("ts_bytes", 0) / 1e9, 1e-9),
                stats=rx.get("stats"))
@@ -305,7 +317,8 @@ def write_docs(args, results):
              "direction, queue one bandwidth-delay product (at least 100 "
              f"packets), {args.seconds:g} s per run. multitcp-N: N "
              "connections, `latency` = budget; multitcp-pars: the count "
-             "from ParS Eq. 19 (`connections=0`, up to 32); "
+             "from ParS Eq. 19 (`connections=0`, up to `max-connections`, "
+             "128 by default; multitcp-parsM: up to M); "
              "multitcp-dynamic: "
              "VariedConnVariedWinSize from N = 5 (window-control=adjust, "
              "connection-control=congestion); multitcp-parsdyn: the same "
@@ -323,7 +336,10 @@ def write_docs(args, results):
              f"{STEADY_TAIL:g} s before it stops, where neither the start "
              "nor the data a receiver still holds at the end (SRT's and "
              "RIST's latency buffer: budget/run length of the whole-run "
-             "figure) counts; CPU: sender + receiver seconds per GB delivered. "
+             "figure) counts; sent/byte steady: the same span, with the IP "
+             "bytes the senders put on the link, the ones netsim then lost "
+             "too ('-': a run from before netsim counted them); "
+             "CPU: sender + receiver seconds per GB delivered. "
              "ge: Gilbert-Elliott loss (bursty); trace: the rate steps 50, "
              "12, 30, 8, 50 Mbit/s every 8 s; multipath: two paths between "
              "the same hosts, 6 Mbit/s with 20 ms RTT and 3 Mbit/s with 80 "
@@ -335,8 +351,9 @@ def write_docs(args, results):
              "sync=false like the others.", "",
              "| TCP | RTT ms | loss | Mbit/s | budget ms | system | late or "
              "lost | stalls (s) | delivered Mbit/s | wire/byte | wire/byte "
-             "steady | CPU s/GB | note |",
-             "|---|---:|---:|---:|---:|---|---:|---|---:|---:|---:|---:|---|"]
+             "steady | sent/byte steady | CPU s/GB | note |",
+             "|---|---:|---:|---:|---:|---|---:|---|---:|---:|---:|---:|---:|"
+             "---|"]
     for r in results:
         note = r.get("error") or ""
         if not r.get("valid", True):
@@ -346,12 +363,15 @@ def write_docs(args, results):
         wpb = f"{r['wire_per_byte']:.3f}" if r.get("wire_per_byte") else "-"
         wps = (f"{r['wire_per_byte_steady']:.3f}"
                if r.get("wire_per_byte_steady") else "-")
+        sps = (f"{r['sent_per_byte_steady']:.3f}"
+               if r.get("sent_per_byte_steady") else "-")
         cpu = f"{r['cpu_per_gb']:.0f}" if r.get("cpu_per_gb") else "-"
         lines.append(
             f"| {r['cc']} | {r['rtt']} | {r['loss']:.0%} | "
             f"{r['kbps'] / 1000:g} | {r['budget']} | {r['system']} | "
             f"{r['late_fraction']:.2e} | {r['stalls']} ({r['stall_s']}) | "
-            f"{r['delivered_mbps']:.2f} | {wpb} | {wps} | {cpu} | {note} |")
+            f"{r['delivered_mbps']:.2f} | {wpb} | {wps} | {sps} | {cpu} | "
+            f"{note} |")
     if args.section:
         # a partial run: its own section, the grid's table and plot stay
         lines[0:4] = [f"## {args.section}", "",

@@ -2,7 +2,8 @@
 """compare.py's receiver analysis on made-up runs: a frame that arrives
 with other bytes than the sender's encoder made counts as lost, a missing
 PTS counts as lost, a late one as late, and the PTS offset between the two
-ends may drift while tsdemux locks on."""
+ends may drift while tsdemux locks on; bytes on the wire are counted as
+netsim forwarded them and as the senders offered them (lost ones too)."""
 import os
 import sys
 
@@ -69,5 +70,37 @@ check(abs(res["late_fraction"] - 4 / 900) < 1e-9,
 res = compare.analyse(rx, {}, netsim, 30, 1.0, 8000)
 check(res["damaged"] is None and res["late"] == 2,
       f"no sender record: damaged {res['damaged']}, late {res['late']}")
+
+# wire bytes: forwarded (what crossed) and offered (what the senders put
+# on the link, lost packets too), whole run and between two marks
+netsim = {"links": [{"ab": {"forwarded_bytes": 1_050_000,
+                            "offered_bytes": 1_080_000},
+                     "ba": {"forwarded_bytes": 20_000,
+                            "offered_bytes": 20_000}}]}
+marks = [{"t": 110.0, "links": [{"ab": 100_000, "ba": 2_000,
+                                 "ab_offered": 103_000, "ba_offered": 2_000}]},
+         {"t": 120.0, "links": [{"ab": 600_000, "ba": 12_000,
+                                 "ab_offered": 618_000,
+                                 "ba_offered": 12_000}]}]
+rx = {"frames": received(sent, -3599 * 10**9), "ts_bytes": 10**6,
+      "ts_series": [(100.0, 0), (130.0, 1_500_000)]}
+res = compare.analyse(rx, {"frames_sent": sent}, netsim, 30, 1.0, 8000,
+                      marks)
+check(abs(res["wire_per_byte"] - 1.07) < 1e-9
+      and abs(res["sent_per_byte"] - 1.10) < 1e-9,
+      f"whole run: wire {res['wire_per_byte']}, sent {res['sent_per_byte']}")
+# 500 000 TS bytes between the marks
+check(abs(res["wire_per_byte_steady"] - 510_000 / 500_000) < 1e-9
+      and abs(res["sent_per_byte_steady"] - 525_000 / 500_000) < 1e-9,
+      f"steady: wire {res['wire_per_byte_steady']}, "
+      f"sent {res['sent_per_byte_steady']}")
+# marks from a netsim without offered bytes: no sent figure
+for m in marks:
+    for link in m["links"]:
+        del link["ab_offered"], link["ba_offered"]
+res = compare.analyse(rx, {"frames_sent": sent}, netsim, 30, 1.0, 8000,
+                      marks)
+check(res["sent_per_byte_steady"] is None and res["wire_per_byte_steady"],
+      "old marks: no steady sent figure, the wire one stays")
 
 f.exit()

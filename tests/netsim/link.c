@@ -142,6 +142,7 @@ link_enqueue (Link * link, const void *data, size_t len, uint64_t now_ns)
   uint64_t start, depart, deliver;
 
   link->stats.offered_packets++;
+  link->stats.offered_bytes += len;
   if (now_ns < link->blackout_until_ns) {
     link->stats.dropped_blackout++;
     return LINK_DROP_BLACKOUT;

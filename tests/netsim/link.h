@@ -31,6 +31,7 @@ typedef struct {
   uint64_t forwarded_packets;
   uint64_t forwarded_bytes;
   uint64_t offered_packets;
+  uint64_t offered_bytes;       /* all a sender put on the link, lost or not */
   uint64_t dropped_loss;
   uint64_t dropped_queue;
   uint64_t dropped_blackout;

@@ -32,8 +32,10 @@
  *   --seed N             random seed for loss (default 1)
  *   --stats FILE         write the JSON there instead of stderr; SIGUSR1
  *                        appends a line to FILE.marks: the time and the
- *                        bytes each link forwarded so far (a benchmark
- *                        takes its steady-state span between two marks)
+ *                        bytes each link forwarded (ab, ba) and was
+ *                        offered (ab_offered, ba_offered: lost ones too)
+ *                        so far (a benchmark takes its steady-state span
+ *                        between two marks)
  */
 #define _GNU_SOURCE
 #include "link.h"
@@ -356,11 +358,13 @@ static void
 print_direction (FILE * f, const char *name, Link * link)
 {
   LinkStats *s = &link->stats;
-  fprintf (f, "\"%s\": {\"offered_packets\": %llu, \"forwarded_packets\": "
-      "%llu, \"forwarded_bytes\": %llu, \"dropped_loss\": %llu, "
+  fprintf (f, "\"%s\": {\"offered_packets\": %llu, \"offered_bytes\": %llu, "
+      "\"forwarded_packets\": %llu, \"forwarded_bytes\": %llu, "
+      "\"dropped_loss\": %llu, "
       "\"dropped_queue\": %llu, \"dropped_blackout\": %llu, "
       "\"mean_queue_delay_ms\": %.3f, \"max_queue_delay_ms\": %.3f}", name,
       (unsigned long long) s->offered_packets,
+      (unsigned long long) s->offered_bytes,
       (unsigned long long) s->forwarded_packets,
       (unsigned long long) s->forwarded_bytes,
       (unsigned long long) s->dropped_loss,
@@ -386,9 +390,12 @@ append_mark (void)
     return;
   fprintf (f, "{\"t\": %.6f, \"links\": [", now_ns () / 1e9);
   for (i = 0; i < n_links; i++)
-    fprintf (f, "%s{\"ab\": %llu, \"ba\": %llu}", i ? ", " : "",
+    fprintf (f, "%s{\"ab\": %llu, \"ba\": %llu, \"ab_offered\": %llu, "
+        "\"ba_offered\": %llu}", i ? ", " : "",
         (unsigned long long) links[i].link_ab.stats.forwarded_bytes,
-        (unsigned long long) links[i].link_ba.stats.forwarded_bytes);
+        (unsigned long long) links[i].link_ba.stats.forwarded_bytes,
+        (unsigned long long) links[i].link_ab.stats.offered_bytes,
+        (unsigned long long) links[i].link_ba.stats.offered_bytes);
   fprintf (f, "]}\n");
   fclose (f);
 }

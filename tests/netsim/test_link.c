@@ -58,6 +58,9 @@ test_drop_tail (void)
     queued += link_enqueue (&l, pkt, sizeof (pkt), 0) == LINK_QUEUED;
   CHECK (queued == 10, "10 fit, got %d", queued);
   CHECK (l.stats.dropped_queue == 15, "15 dropped");
+  /* what the sender put on the link counts the dropped ones too */
+  CHECK (l.stats.offered_bytes == 25 * sizeof (pkt), "offered %llu bytes",
+      (unsigned long long) l.stats.offered_bytes);
   /* 3 ms later three have left the queue: three more fit */
   queued = 0;
   for (i = 0; i < 5; i++)
@@ -95,6 +98,10 @@ test_bernoulli_and_ge_loss (void)
   CHECK (fabs ((double) l.stats.dropped_loss - n * 0.02) < 3.29 * sd,
       "Bernoulli: %llu lost of %d", (unsigned long long) l.stats.dropped_loss,
       n);
+  CHECK (l.stats.offered_bytes - l.stats.forwarded_bytes ==
+      l.stats.dropped_loss * sizeof (pkt), "lost bytes: offered %llu, "
+      "forwarded %llu", (unsigned long long) l.stats.offered_bytes,
+      (unsigned long long) l.stats.forwarded_bytes);
   link_clear (&l);
 
   memset (&p, 0, sizeof (p));
