@@ -418,7 +418,9 @@ def write_grid_docs(args, results, ncells):
         key = (r["cc"], r["rtt"], r["loss"], r["kbps"], r["budget"], r["kind"])
         rows.setdefault(key, {})[r["system"]] = r
     ccs = " and ".join(args.cc)
-    lines = [f"## The issue's full grid ({ccs})", "",
+    # --section: part of the grid under its own heading, the rest stays
+    heading = args.section or f"The issue's full grid ({ccs})"
+    lines = [f"## {heading}", "",
              "`tests/bench/compare.py --grid full` (settings of the grid "
              f"above, {args.seconds:g} s per run, TCP congestion control "
              f"{ccs} in both namespaces): {len(rows)} of {ncells} cells run. "
@@ -511,7 +513,7 @@ def main():
                     "wire_per_byte", "cpu_per_gb", "error")}), flush=True)
                 results.append(r)
     if args.grid == "full":
-        write_grid_docs(args, results, len(grid) * len(args.cc))
+        write_grid_docs(args, results, len(cells("full")) * len(args.cc))
     else:
         write_docs(args, results)
     return 0
