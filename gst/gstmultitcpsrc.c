@@ -666,7 +666,9 @@ gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
       g_param_spec_uint ("connections", "Connections",
           "TCP connections in the session (with connection-control=fixed; "
           "can change while playing; 0 = 5, then ParS's model once RTT and "
-          "loss are known, and a connection-control goes on from there)",
+          "loss are known (for a sink on bbr, whose rate loss does not "
+          "bound, as without loss: min-connections), and a "
+          "connection-control goes on from there)",
           0, 1024, DEFAULT_CONNECTIONS,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));

@@ -1128,12 +1128,47 @@ starting_count_known (MtcpClient * client)
   return client->config.connections != 0 || client->pars_done;
 }
 
+/* Every connection that has reported runs a congestion control whose rate
+ * loss does not bound (bbr at the sink). */
+static gboolean
+sender_ignores_loss (MtcpClient * client)
+{
+  gboolean reported = FALSE;
+  GList *l;
+
+  for (l = client->conns; l; l = l->next) {
+    ClientConn *cc = l->data;
+    if (!cc->report_us)
+      continue;
+    if (!(cc->report.flags & MTCP_REPORT_RATE_IGNORES_LOSS))
+      return FALSE;
+    reported = TRUE;
+  }
+  return reported;
+}
+
 static void
 pars_starting_count (MtcpClient * client, gdouble rtt, guint mss)
 {
   const MtcpControlConfig *c = &client->config.control;
-  gdouble segments, loss = observed_loss (client, mss, &segments);
+  gdouble segments, loss;
 
+  if (sender_ignores_loss (client)) {
+    /* Eq. 19 is loss-based TCP's rate: with the loss it would open tens of
+     * bbr connections where one carries the stream and more only lose
+     * more (docs/benchmarks.md, bbr); loss does not bound bbr's rate, so
+     * the model's answer is the one for a path without loss */
+    client->wanted = mtcp_pars_connections (client->target_Bps * 8, rtt, 0,
+        mss, MTCP_PARS_PHI_RENO, fewest_connections (client),
+        c->max_connections);
+    client->pars_done = TRUE;
+    g_snprintf (client->conn_reason, sizeof (client->conn_reason),
+        "ParS Eq. 19 without loss: the sink's congestion control does not "
+        "slow down for loss (bbr) -> %u connections", client->wanted);
+    GST_INFO ("%s", client->conn_reason);
+    return;
+  }
+  loss = observed_loss (client, mss, &segments);
   if (!mtcp_pars_loss_known (segments, loss * segments))
     return;
   client->wanted = mtcp_pars_connections (client->target_Bps * 8, rtt,

@@ -383,6 +383,8 @@ mtcp_write_report (guint8 * out, gsize out_size, const MtcpReport * r)
   put_u32 (b + 44, r->lost);
   put_u64 (b + 48, r->bytes_acked);
   put_u64 (b + 56, r->unsent_bytes);
+  put_u32 (b + 64, r->flags);
+  put_u32 (b + 68, 0);
   return MTCP_REPORT_FRAME_SIZE;
 }
 
@@ -735,7 +737,7 @@ gboolean
 mtcp_parse_report (const guint8 * body, gsize size, MtcpReport * r,
     gchar ** error)
 {
-  if (!check_size ("REPORT", size, MTCP_REPORT_SIZE, error))
+  if (!check_size ("REPORT", size, MTCP_REPORT_SIZE_MIN, error))
     return FALSE;
   r->sink_time_us = get_u64 (body);
   r->stream_bitrate = get_u64 (body + 8);
@@ -748,6 +750,7 @@ mtcp_parse_report (const guint8 * body, gsize size, MtcpReport * r,
   r->lost = get_u32 (body + 44);
   r->bytes_acked = get_u64 (body + 48);
   r->unsent_bytes = get_u64 (body + 56);
+  r->flags = size >= MTCP_REPORT_SIZE ? get_u32 (body + 64) : 0;
   return TRUE;
 }
 

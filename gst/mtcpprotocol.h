@@ -154,8 +154,17 @@ typedef struct {
   guint32 lost;
   guint64 bytes_acked;
   guint64 unsent_bytes;         /* this connection's, in user space and kernel */
+  guint32 flags;                /* MtcpReportFlags (0 from an older sink) */
 } MtcpReport;
-#define MTCP_REPORT_SIZE 64
+#define MTCP_REPORT_SIZE 72
+/* the first version's REPORT ended at unsent_bytes */
+#define MTCP_REPORT_SIZE_MIN 64
+
+typedef enum {
+  /* the connection's congestion control sets its rate from a model of the
+   * path (bbr), not from loss: ParS's Eq. 19 does not describe it */
+  MTCP_REPORT_RATE_IGNORES_LOSS = 1 << 0,
+} MtcpReportFlags;
 
 typedef struct {
   guint64 highest_in_order;     /* highest seq received with no gap before it, or MTCP_TIME_NONE */

@@ -1065,6 +1065,8 @@ send_report (MtcpServer * server, ServerConn * sc, gint64 now)
   rep.lost = sc->info.lost;
   rep.bytes_acked = sc->info.bytes_acked;
   rep.unsent_bytes = sc->conn->out_bytes + sc->info.notsent_bytes;
+  if (mtcp_tcp_congestion_ignores_loss (sc->congestion))
+    rep.flags |= MTCP_REPORT_RATE_IGNORES_LOSS;
   mtcp_connection_queue (sc->conn, mtcp_out_frame_new_report (&rep));
   sc->report_us = now;
 }

@@ -105,6 +105,13 @@ mtcp_tcp_get_congestion (GSocket * socket)
 }
 
 gboolean
+mtcp_tcp_congestion_ignores_loss (const gchar * name)
+{
+  /* Linux's bbr, and the bbr2/bbr3 of patched kernels */
+  return name != NULL && g_str_has_prefix (name, "bbr");
+}
+
+gboolean
 mtcp_tcp_set_window_clamp (GSocket * socket, guint32 bytes)
 {
 #if defined(__linux__) && defined(TCP_WINDOW_CLAMP)

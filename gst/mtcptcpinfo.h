@@ -36,6 +36,10 @@ gboolean mtcp_tcp_set_congestion (GSocket * socket, const gchar * name,
     GError ** error);
 /* Name of the congestion control the socket uses now (newly allocated). */
 gchar *mtcp_tcp_get_congestion (GSocket * socket);
+/* Whether congestion control @name paces to a model of the path (bbr)
+ * rather than halving on loss (reno, cubic), so that random loss does not
+ * bound its rate. */
+gboolean mtcp_tcp_congestion_ignores_loss (const gchar * name);
 /* Bound on the receive window the kernel advertises (0 = no clamp). */
 gboolean mtcp_tcp_set_window_clamp (GSocket * socket, guint32 bytes);
 void mtcp_tcp_set_nodelay (GSocket * socket, gboolean nodelay);

@@ -1214,11 +1214,12 @@ push_and_read_decision (Sender * s, Receiver * r, guint * next)
 
 /* connections=0 with a connection controller: ParS's model sets the
  * starting count (loopback has no loss: min-connections), then the
- * controller decides from there; nothing is lost on the way. */
+ * controller decides from there; nothing is lost on the way. The sink runs
+ * reno, the TCP the model is of (bbr: test_pars_without_loss_for_bbr_sink). */
 static void
 pars_count_then_controller (const gchar * control, const gchar * later)
 {
-  Sender *s = sender_new (NULL);
+  Sender *s = sender_new ("congestion-control=reno");
   gchar *props = g_strdup_printf ("connection-control=%s window-control=%s "
       "min-connections=2 max-connections=8 sampling-interval=300", control,
       g_str_equal (control, "congestion") ? "adjust" : "none");
@@ -1275,7 +1276,7 @@ GST_END_TEST;
  * comes while the stream runs, and nothing is lost. */
 GST_START_TEST (test_pars_count_does_not_wait_for_interval)
 {
-  Sender *s = sender_new (NULL);
+  Sender *s = sender_new ("congestion-control=reno");
   Receiver *r = receiver_new_with (sender_port (s), 0, 5000,
       "sampling-interval=60000");
   gboolean pars_seen = FALSE;
@@ -1291,6 +1292,41 @@ GST_START_TEST (test_pars_count_does_not_wait_for_interval)
   }
   fail_unless (pars_seen, "no ParS decision after %u buffers", next);
   GST_INFO ("ParS decided after %u buffers", next);
+
+  gst_app_src_end_of_stream (GST_APP_SRC (s->appsrc));
+  expect_tagged (r, next);
+  receiver_free (r);
+  sender_free (s);
+}
+
+GST_END_TEST;
+
+/* A sink on bbr reports that loss does not bound its connections' rate:
+ * ParS's Eq. 19, loss-based TCP's rate, is taken as for a path without
+ * loss (min-connections), from the first REPORT on, with no loss rate
+ * to wait for. */
+GST_START_TEST (test_pars_without_loss_for_bbr_sink)
+{
+  Sender *s = sender_new ("congestion-control=bbr");
+  Receiver *r = receiver_new_with (sender_port (s), 0, 5000,
+      "min-connections=2");
+  gchar *reason = NULL;
+  guint next = 0, i;
+
+  wait_for_connections (s->sink, 5);
+  /* empty until the source has decided */
+  while ((reason == NULL || *reason == '\0') && next < 1500) {
+    g_free (reason);
+    reason = push_and_read_decision (s, r, &next);
+  }
+  fail_unless (reason && g_str_has_prefix (reason,
+          "ParS Eq. 19 without loss") && strstr (reason, "-> 2 connections"),
+      "decision: %s", GST_STR_NULL (reason));
+  GST_INFO ("%s (after %u buffers)", reason, next);
+  g_free (reason);
+  for (i = 0; i < 100 && stats_uint (r->src, "n-connections") != 2; i++)
+    g_free (push_and_read_decision (s, r, &next));
+  fail_unless_equals_int (stats_uint (r->src, "n-connections"), 2);
 
   gst_app_src_end_of_stream (GST_APP_SRC (s->appsrc));
   expect_tagged (r, next);
@@ -2515,6 +2551,7 @@ elements_suite (void)
   tcase_add_test (tc, test_pars_count_then_congestion_control);
   tcase_add_test (tc, test_pars_count_then_rtt_control);
   tcase_add_test (tc, test_pars_count_does_not_wait_for_interval);
+  tcase_add_test (tc, test_pars_without_loss_for_bbr_sink);
   tcase_add_test (tc, test_half_open_connection_is_found);
   tcase_add_test (tc, test_connection_flood_bounded);
   tcase_add_test (tc, test_small_buffers_cost_a_small_head);

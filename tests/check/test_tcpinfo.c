@@ -133,6 +133,12 @@ GST_START_TEST (test_knobs_read_back)
   cc = mtcp_tcp_get_congestion (p.client);
   fail_unless_equals_string (cc, "reno");
   g_free (cc);
+  /* the loss-based ones halve on loss; bbr's rate comes from its model */
+  fail_if (mtcp_tcp_congestion_ignores_loss ("reno"));
+  fail_if (mtcp_tcp_congestion_ignores_loss ("cubic"));
+  fail_if (mtcp_tcp_congestion_ignores_loss ("unknown"));
+  fail_if (mtcp_tcp_congestion_ignores_loss (NULL));
+  fail_unless (mtcp_tcp_congestion_ignores_loss ("bbr"));
 
   fail_unless (mtcp_tcp_set_window_clamp (p.server, 20000));
   fail_unless_equals_int (int_option (p.server, TCP_WINDOW_CLAMP), 20000);
