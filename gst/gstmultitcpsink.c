@@ -37,6 +37,8 @@ GST_DEBUG_CATEGORY_STATIC (multitcpsink_debug);
 #define DEFAULT_MAX_FRAME_SIZE MTCP_MAX_FRAME_DEFAULT
 #define DEFAULT_SESSION_TIMEOUT 10000
 #define DEFAULT_IDLE_TIMEOUT 3000
+/* SRT's default overhead bandwidth, for the same job: sending again */
+#define DEFAULT_COPY_OVERHEAD 25
 #define REPORT_INTERVAL_MS 200
 #define EOS_DRAIN_TIMEOUT (10 * G_USEC_PER_SEC)
 
@@ -58,6 +60,7 @@ enum {
   PROP_STATS,
   PROP_SESSION_TIMEOUT,
   PROP_IDLE_TIMEOUT,
+  PROP_COPY_OVERHEAD,
   PROP_PASSPHRASE,
   PROP_TLS,
   PROP_TLS_CERTIFICATE,
@@ -109,6 +112,7 @@ gst_multi_tcp_sink_init (GstMultiTcpSink * self)
   self->max_frame_size = DEFAULT_MAX_FRAME_SIZE;
   self->session_timeout = DEFAULT_SESSION_TIMEOUT;
   self->idle_timeout = DEFAULT_IDLE_TIMEOUT;
+  self->copy_overhead = DEFAULT_COPY_OVERHEAD;
   self->upstream_live = -1;
 }
 
@@ -196,6 +200,9 @@ gst_multi_tcp_sink_set_property (GObject * object, guint prop_id,
       break;
     case PROP_IDLE_TIMEOUT:
       self->idle_timeout = g_value_get_uint (value);
+      break;
+    case PROP_COPY_OVERHEAD:
+      self->copy_overhead = g_value_get_uint (value);
       break;
     case PROP_PASSPHRASE:
       g_free (self->passphrase);
@@ -299,6 +306,9 @@ gst_multi_tcp_sink_get_property (GObject * object, guint prop_id,
     case PROP_IDLE_TIMEOUT:
       g_value_set_uint (value, self->idle_timeout);
       break;
+    case PROP_COPY_OVERHEAD:
+      g_value_set_uint (value, self->copy_overhead);
+      break;
     case PROP_PASSPHRASE:
       g_value_set_string (value, self->passphrase);
       break;
@@ -389,6 +399,7 @@ gst_multi_tcp_sink_start (GstBaseSink * bsink)
   config.report_interval_ms = REPORT_INTERVAL_MS;
   config.session_timeout_ms = self->session_timeout;
   config.idle_timeout_ms = self->idle_timeout;
+  config.copy_overhead_percent = self->copy_overhead;
   config.passphrase = self->passphrase;
   config.tls_certificate = NULL;
   if (self->tls && !(config.tls_certificate = tls_certificate_locked (self,
@@ -646,6 +657,15 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
           "on each connection every 500 ms at least) before a connection is taken for dead and what it "
           "held goes out on the others (0 = never)", 0, G_MAXINT,
           DEFAULT_IDLE_TIMEOUT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_COPY_OVERHEAD,
+      g_param_spec_uint ("copy-overhead", "Copy overhead",
+          "A frame held by a connection stuck on a loss (TCP in loss "
+          "recovery there, or no ACK for longer than RTT + 4 RTTVAR) goes "
+          "out again, one RTT plus 60 ms before the receiver's deadline, on "
+          "the connection that would deliver it soonest; such copies cost "
+          "at most this percentage of the stream (0 = none; read when the "
+          "sink starts)", 0, 100,
+          DEFAULT_COPY_OVERHEAD, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
           "Sessions and connections: bytes and buffers sent and dropped, "

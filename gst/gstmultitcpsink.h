@@ -31,6 +31,7 @@ struct _GstMultiTcpSink {
   guint max_frame_size;
   guint session_timeout;
   guint idle_timeout;
+  guint copy_overhead;           /* %, copies ahead of deadlines */
   gchar *passphrase;
   gboolean tls;
   GTlsCertificate *tls_certificate;

@@ -187,6 +187,12 @@ mtcp_connection_new (GSocket * socket, guint32 max_body)
   conn->reader = mtcp_frame_reader_new (max_body);
   g_queue_init (&conn->out);
   conn->created_us = g_get_monotonic_time ();
+  {
+    MtcpTcpInfo info;
+    /* counts a client's SYN; 0 where the socket is not TCP */
+    if (mtcp_tcp_info_read (socket, &info))
+      conn->tcp_acked_base = info.bytes_acked;
+  }
 
   addr = g_socket_get_remote_address (socket, NULL);
   if (addr && G_IS_INET_SOCKET_ADDRESS (addr)) {
@@ -349,11 +355,13 @@ send_vectors (MtcpConnection * conn, GOutputVector * vec, guint n_vec,
 
 /* The written frame at the head of the queue is done with. */
 static void
-pop_written (MtcpConnection * conn)
+pop_written (MtcpConnection * conn, guint64 end_offset)
 {
   MtcpOutFrame *frame = g_queue_pop_head (&conn->out);
 
   conn->out_offset = 0;
+  frame->end_offset = end_offset;
+  frame->written_us = g_get_monotonic_time ();
   conn->frames_sent++;
   GST_LOG ("%s: sent %s frame seq %" G_GUINT64_FORMAT " (%" G_GSIZE_FORMAT
       " bytes)", conn->peer, mtcp_frame_type_name (frame->type), frame->seq,
@@ -445,7 +453,7 @@ mtcp_connection_flush (MtcpConnection * conn, GError ** error)
         break;
       }
       sent -= left;
-      pop_written (conn);
+      pop_written (conn, conn->bytes_sent - sent);
     }
   }
   return MTCP_IO_DONE;
@@ -503,6 +511,8 @@ copy_of (const MtcpOutFrame * f)
   copy->seq = f->seq;
   copy->info = f->info;
   copy->resend = TRUE;
+  copy->due_us = f->due_us;
+  copy->copied = TRUE;
   if (f->payload)
     copy->payload = gst_buffer_ref (f->payload);
   /* a BUFFER's head is written again by the connection that queues it */
@@ -524,6 +534,62 @@ mtcp_connection_copy_frames_from (MtcpConnection * conn, guint64 seq)
       MtcpOutFrame *f = l->data;
       if (mtcp_frame_is_sequenced (f->type) && f->seq >= seq)
         copies = g_list_prepend (copies, copy_of (f));
+    }
+  return g_list_reverse (copies);
+}
+
+static gboolean
+frame_waits_for_deadline (const MtcpOutFrame * f)
+{
+  return mtcp_frame_is_sequenced (f->type) && f->due_us != 0 && !f->copied;
+}
+
+gint64
+mtcp_connection_first_due (MtcpConnection * conn)
+{
+  GQueue *queues[] = { &conn->sent, &conn->out };
+  gint64 first = G_MAXINT64;
+  GList *l;
+  guint k;
+
+  for (k = 0; k < G_N_ELEMENTS (queues); k++)
+    for (l = queues[k]->head; l; l = l->next) {
+      MtcpOutFrame *f = l->data;
+      if (frame_waits_for_deadline (f) && f->due_us < first)
+        first = f->due_us;
+    }
+  return first;
+}
+
+GList *
+mtcp_connection_copy_frames_due (MtcpConnection * conn,
+    guint64 tcp_bytes_acked, gint64 stale_before_us, gint64 due_before_us)
+{
+  GQueue *queues[] = { &conn->sent, &conn->out };
+  guint64 acked = tcp_bytes_acked > conn->tcp_acked_base ?
+      tcp_bytes_acked - conn->tcp_acked_base : 0;
+  GList *copies = NULL, *l;
+  gboolean stuck = FALSE;
+  guint k;
+
+  if (conn->tls)
+    return NULL;
+  for (k = 0; k < G_N_ELEMENTS (queues); k++)
+    for (l = queues[k]->head; l; l = l->next) {
+      MtcpOutFrame *f = l->data;
+      if (!stuck) {
+        if (k == 1)
+          return NULL;          /* everything written is acknowledged */
+        if (f->end_offset <= acked)
+          continue;             /* the peer's TCP has all of it */
+        if (f->written_us >= stale_before_us)
+          return NULL;          /* on its way: a copy would not be sooner */
+        stuck = TRUE;
+      }
+      if (!frame_waits_for_deadline (f) || f->due_us >= due_before_us)
+        continue;
+      f->copied = TRUE;
+      copies = g_list_prepend (copies, copy_of (f));
     }
   return g_list_reverse (copies);
 }

@@ -20,6 +20,11 @@ typedef struct {
   gsize head_size;
   GstBuffer *payload;           /* owned ref, may be NULL */
   gboolean resend;              /* handed out before, on a connection that died */
+  gint64 due_us;                /* when the receiver's clock has it due, less
+                                 * its latency (monotonic us); 0 = unknown */
+  guint64 end_offset;           /* written: the connection's bytes up to its end */
+  gint64 written_us;            /* when its last byte was written, 0 = not yet */
+  gboolean copied;              /* already sent again before its deadline */
   MtcpBufferInfo info;          /* BUFFER: what the head is written from, as
                                  * BUFFER or BUFFER_DELTA per connection */
   guint8 head_inline[MTCP_REPORT_FRAME_SIZE > MTCP_BUFFER_DELTA_HEAD_MAX ?
@@ -80,6 +85,7 @@ struct _MtcpConnection {
 
   guint64 bytes_sent;
   guint64 bytes_received;
+  guint64 tcp_acked_base;       /* TCP_INFO's bytes_acked before our first byte */
   guint64 frames_sent;
   guint64 frames_received;
   gint64 created_us;
@@ -134,6 +140,19 @@ gboolean mtcp_connection_holds_frame (MtcpConnection * conn, guint64 seq);
 /* Copies of the sequenced frames this connection holds from @seq on
  * (written and not acknowledged, then queued), in the order it has them. */
 GList *mtcp_connection_copy_frames_from (MtcpConnection * conn, guint64 seq);
+
+/* The due time (MtcpOutFrame.due_us) of the oldest frame this connection
+ * holds that has a due time and was not copied yet; G_MAXINT64 if none. */
+gint64 mtcp_connection_first_due (MtcpConnection * conn);
+/* When the oldest frame this connection wrote and its TCP peer has not
+ * acknowledged (@tcp_bytes_acked: TCP_INFO's bytes_acked) was written
+ * before @stale_before_us, the connection is stuck (a loss it has not
+ * repaired): copies of that frame and of every later one it holds (TCP
+ * delivers in order) that are due before @due_before_us, each frame once,
+ * oldest first. NULL otherwise, and on TLS, whose TCP bytes are not the
+ * frames'. */
+GList *mtcp_connection_copy_frames_due (MtcpConnection * conn,
+    guint64 tcp_bytes_acked, gint64 stale_before_us, gint64 due_before_us);
 
 /* Write what is queued until done or the socket would block. */
 MtcpIoResult mtcp_connection_flush (MtcpConnection * conn, GError ** error);

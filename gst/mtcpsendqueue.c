@@ -483,8 +483,11 @@ mark_taken (MtcpQueueSession * s, guint64 index)
   }
 }
 
+/* Also gives @f its due time: when, by the receiver's clock mapped onto
+ * ours, the buffer is due, before the receiver's latency is added. */
 static void
-note_handed_out (MtcpSendQueue * q, MtcpQueueSession * s, Entry * e)
+note_handed_out (MtcpSendQueue * q, MtcpQueueSession * s, Entry * e,
+    MtcpOutFrame * f)
 {
   /* the receiver maps its clock on the first buffer that arrives */
   if (GST_CLOCK_TIME_IS_VALID (s->max_lag_time) &&
@@ -493,6 +496,10 @@ note_handed_out (MtcpSendQueue * q, MtcpQueueSession * s, Entry * e)
     s->anchor_us = q->clock ();
     s->anchor_time = e->time;
   }
+  if (GST_CLOCK_TIME_IS_VALID (s->anchor_time) && e->kind == ENTRY_BUFFER &&
+      GST_CLOCK_TIME_IS_VALID (e->time))
+    f->due_us = s->anchor_us + GST_CLOCK_DIFF (s->anchor_time,
+        e->time) / GST_USECOND;
 }
 
 MtcpOutFrame *
@@ -528,7 +535,7 @@ mtcp_send_queue_take (MtcpSendQueue * q, MtcpQueueSession * s)
     advance_cursor (s);
     f = frame_for_entry (e, seq_of (s, index));
     count_sent (s, f);
-    note_handed_out (q, s, e);
+    note_handed_out (q, s, e, f);
     return f;
   }
   if (run_len > 0) {
@@ -573,7 +580,7 @@ mtcp_send_queue_take_lane (MtcpSendQueue * q, MtcpQueueSession * s,
   } else {
     f = frame_for_entry (e, seq);
     count_sent (s, f);
-    note_handed_out (q, s, e);
+    note_handed_out (q, s, e, f);
   }
   if (index == s->cursor || s->cursor >= end)
     trim (q);

@@ -55,6 +55,10 @@ struct _ServerSession {
   guint64 hedged_seq;           /* the last frame sent again on a second */
   gint64 hedged_us;             /* connection because it was stuck, and when */
   guint64 frames_hedged;
+  gint64 latency_us;            /* the receiver's, from HELLO; 0 = unknown */
+  gint64 copy_credit;           /* bytes it may still copy ahead of deadlines */
+  guint64 frames_copied;        /* copied because their deadline was near */
+  guint64 bytes_copied;
   guint64 closed_written;       /* bytes_sent, bytes_received of its */
   guint64 closed_read;          /* connections that closed */
 };
@@ -97,6 +101,15 @@ struct _MtcpServer {
 /* a frame the receiver waits for goes out again on another connection after
  * this long, or two RTTs of the connection that holds it if longer */
 #define HEDGE_MIN_WAIT_US (200 * G_TIME_SPAN_MILLISECOND)
+/* how often the sink looks for frames about to miss the receiver's
+ * deadline, and how long before it a copy leaves on another connection
+ * (beyond half that connection's RTT, the path's one-way delay) */
+#define DEADLINE_WATCH_MS 10
+#define DEADLINE_COPY_SLACK_US (60 * G_TIME_SPAN_MILLISECOND)
+/* RTT plus four RTT variations, this at least (delayed ACKs): how long
+ * without an ACK, and since the oldest unacknowledged write, makes a
+ * connection stuck */
+#define STUCK_MIN_VAR_US (50 * G_TIME_SPAN_MILLISECOND)
 /* the least unsent data a connection may hold (notsent-lowat is the most):
  * about three segments, so that one in RTO backoff sits on few frames */
 #define LOWAT_MIN (4 * 1024)
@@ -257,6 +270,19 @@ conn_ready (MtcpServer * server, ServerConn * sc)
   return TRUE;
 }
 
+/* Copies ahead of a deadline may cost copy_overhead_percent of the stream,
+ * saved up over one second of it at most. */
+static void
+session_earn_copy_credit (MtcpServer * server, ServerSession * sess,
+    gsize bytes)
+{
+  gint64 most = MAX ((gint64) server->stream_bitrate / 8, 256 * 1024) *
+      server->config.copy_overhead_percent / 100;
+
+  sess->copy_credit = MIN (sess->copy_credit +
+      (gint64) bytes * server->config.copy_overhead_percent / 100, most);
+}
+
 /* Queues @f on the connection, a REPORT that is due before it so that both
  * ride in the same segments. Written by the next flush. */
 static void
@@ -272,6 +298,8 @@ conn_hand (MtcpServer * server, ServerConn * sc, MtcpOutFrame * f)
   }
   if (now - sc->report_us >= (gint64) server->config.report_interval_ms * 1000)
     send_report (server, sc, now);
+  if (f->type == MTCP_FRAME_BUFFER && !f->resend)
+    session_earn_copy_credit (server, sc->session, mtcp_out_frame_size (f));
   mtcp_connection_queue (sc->conn, f);
 }
 
@@ -590,6 +618,7 @@ admit (MtcpServer * server, ServerConn * sc, const MtcpHello * hello)
     }
     sess = session_new (server);
   }
+  sess->latency_us = (gint64) hello->latency_ms * 1000;
   if (hello->latency_ms > 0) {
     /* what waits longer than the receiver's latency can only arrive late:
      * better skip to a keyframe than deliver nothing on time */
@@ -755,6 +784,150 @@ hedge_stuck_frame (MtcpServer * server, ServerSession * sess,
     conn_hand (server, best, l->data);
   g_list_free (copies);
   conn_flush (server, best, &r);
+}
+
+/* What a connection can send at once, by the TCP_INFO last read: its
+ * congestion window's room less what waits before it (negative: a new
+ * frame waits for ACKs, up to an RTT). */
+static gint64
+conn_send_room (ServerConn * sc)
+{
+  gint64 in_flight = (gint64) sc->info.unacked * sc->info.snd_mss;
+  gint64 window = (gint64) sc->info.snd_cwnd * sc->info.snd_mss;
+
+  return window - in_flight - (gint64) sc->conn->out_bytes -
+      sc->info.notsent_bytes;
+}
+
+/* The active connection that would deliver a copy soonest (TCP_INFO read
+ * now): most room in its window, then shortest RTT; not @holder. At 200 ms
+ * RTT a copy that waits for a window misses a 0.5 s deadline. */
+static ServerConn *
+session_best_other_conn (ServerSession * sess, ServerConn * holder)
+{
+  ServerConn *best = NULL;
+  gint64 best_room = 0;
+  guint i;
+
+  for (i = 0; i < sess->conns->len; i++) {
+    ServerConn *sc = g_ptr_array_index (sess->conns, i);
+    gint64 room;
+    if (sc == holder)
+      continue;
+    mtcp_tcp_info_read (sc->conn->socket, &sc->info);
+    if (mtcp_tcp_info_in_loss_recovery (&sc->info))
+      continue;
+    room = conn_send_room (sc);
+    if (best == NULL || room > best_room || (room == best_room &&
+            sc->info.rtt_us < best->info.rtt_us)) {
+      best = sc;
+      best_room = room;
+    }
+  }
+  return best;
+}
+
+/* A connection in loss recovery, or that got no ACK for longer than an
+ * RTO (without the kernel's floor: a tail loss on a thin connection waits
+ * for a probe or a timeout), and whose oldest unacknowledged write is
+ * older than that, is stuck on a loss: each
+ * frame it holds from there on, once its due time plus latency is one
+ * slack plus half an RTT away (the receiver's deadline is a one-way delay
+ * later: margin), leaves again on the connection that would deliver it
+ * soonest. The receiver
+ * keeps whichever arrives first. Without the receiver's word, so in time
+ * for short budgets; bounded by copy_overhead_percent. */
+static void
+copy_frames_near_deadline (MtcpServer * server, ServerSession * sess,
+    gint64 now)
+{
+  GPtrArray *lists[] = { sess->conns, sess->retiring };
+  ServerConn *best = NULL;      /* found once a copy needs one */
+  guint k, i;
+
+  if (sess->latency_us == 0 || server->config.copy_overhead_percent == 0 ||
+      sess->conns->len < 2)
+    return;
+  for (k = 0; k < G_N_ELEMENTS (lists); k++)
+    for (i = 0; i < lists[k]->len; i++) {
+      ServerConn *holder = g_ptr_array_index (lists[k], i);
+      GList *copies, *l;
+      MtcpIoResult r;
+      gint64 lead, first, stale;
+      guint n = 0;
+      gsize bytes = 0;
+
+      first = mtcp_connection_first_due (holder->conn);
+      if (first == G_MAXINT64 || sess->copy_credit <= 0)
+        continue;
+      /* a copy takes the same path: the holder's RTT stands for its */
+      lead = DEADLINE_COPY_SLACK_US + holder->info.rtt_us / 2;
+      if (first + sess->latency_us - lead > now)
+        continue;
+      mtcp_tcp_info_read (holder->conn->socket, &holder->info);
+      /* stuck: repairing a loss, or no ACK (not even a duplicate) for
+       * longer than an RTO would be without the kernel's 200 ms floor,
+       * and the oldest unacknowledged write older than that: what it
+       * holds waits for the repair, or behind the window the loss halved,
+       * where a copy on a connection with room does not */
+      stale = holder->info.rtt_us + MAX (4 * (gint64) holder->info.rttvar_us,
+          STUCK_MIN_VAR_US);
+      if (!mtcp_tcp_info_in_loss_recovery (&holder->info) &&
+          (gint64) holder->info.last_ack_recv_ms * 1000 < stale)
+        continue;
+      copies = mtcp_connection_copy_frames_due (holder->conn,
+          holder->info.bytes_acked, now - stale, now - sess->latency_us + lead);
+      if (copies && (best == NULL || best == holder))
+        best = session_best_other_conn (sess, holder);
+      if (best == NULL) {
+        /* every other one is repairing a loss: TCP has to make it */
+        g_list_free_full (copies, (GDestroyNotify) mtcp_out_frame_free);
+        continue;
+      }
+      for (l = copies; l; l = l->next) {
+        MtcpOutFrame *f = l->data;
+        gsize size = mtcp_out_frame_size (f);
+        if (sess->copy_credit <= 0) {
+          mtcp_out_frame_free (f);
+          continue;             /* over the overhead: TCP has to make it */
+        }
+        sess->copy_credit -= size;
+        bytes += size;
+        n++;
+        GST_LOG ("session %s: seq %" G_GUINT64_FORMAT " due in %"
+            G_GINT64_FORMAT " ms, unacknowledged on connection %u: a copy "
+            "on connection %u", sess->id_str, f->seq,
+            (f->due_us + sess->latency_us - now) / 1000, holder->id, best->id);
+        conn_hand (server, best, f);
+      }
+      g_list_free (copies);
+      if (n == 0)
+        continue;
+      sess->frames_copied += n;
+      sess->bytes_copied += bytes;
+      GST_DEBUG ("session %s: %u frames (%" G_GSIZE_FORMAT " bytes) near "
+          "their deadline on connection %u (rtt %u ms, %u lost) copied to "
+          "connection %u", sess->id_str, n, bytes, holder->id,
+          holder->info.rtt_us / 1000, holder->info.lost, best->id);
+      conn_flush (server, best, &r);
+      if (best->session == NULL || sess->conns->len < 2)
+        return;                 /* the flush closed one */
+    }
+}
+
+static gboolean
+on_deadline_watch (gpointer data)
+{
+  MtcpServer *server = data;
+  gint64 now = g_get_monotonic_time ();
+  GList *l;
+
+  g_mutex_lock (&server->lock);
+  for (l = server->sessions; l; l = l->next)
+    copy_frames_near_deadline (server, l->data, now);
+  reap (server);
+  g_mutex_unlock (&server->lock);
+  return G_SOURCE_CONTINUE;
 }
 
 static void
@@ -1184,6 +1357,9 @@ mtcp_server_start (MtcpServer * server, GError ** error)
   g_source_unref (source);
   mtcp_io_thread_add_timeout (&server->io,
       MAX (server->config.report_interval_ms, 10), on_tick, server);
+  if (server->config.copy_overhead_percent > 0)
+    mtcp_io_thread_add_timeout (&server->io, DEADLINE_WATCH_MS,
+        on_deadline_watch, server);
 
   server->flushing = FALSE;
   server->running = TRUE;
@@ -1420,6 +1596,8 @@ mtcp_server_get_stats (MtcpServer * server)
         "skips", G_TYPE_UINT64, qst.skips,
         "frames-resent", G_TYPE_UINT64, qst.frames_resent,
         "frames-hedged", G_TYPE_UINT64, sess->frames_hedged,
+        "frames-copied", G_TYPE_UINT64, sess->frames_copied,
+        "bytes-copied", G_TYPE_UINT64, sess->bytes_copied,
         "state", G_TYPE_STRING, sess->orphaned_us ? "waiting" : "active",
         "queue-buffers", G_TYPE_UINT64, qst.backlog_buffers,
         "queue-bytes", G_TYPE_UINT64, qst.backlog_bytes,

@@ -31,6 +31,8 @@ typedef struct {
   guint report_interval_ms;
   guint session_timeout_ms;     /* keep a session with no connection this long */
   guint idle_timeout_ms;        /* close a connection silent this long, 0 = never */
+  guint copy_overhead_percent;  /* copies of frames near their deadline: at
+                                 * most this % of the stream, 0 = none */
   gchar *passphrase;            /* receivers must prove it; NULL/"" = open */
   GTlsCertificate *tls_certificate;     /* TLS on every connection; NULL = none */
 } MtcpServerConfig;

@@ -36,6 +36,9 @@ mtcp_tcp_info_read (GSocket * socket, MtcpTcpInfo * info)
     info->total_retrans = ti.tcpi_total_retrans;
     info->lost = ti.tcpi_lost;
     info->unacked = ti.tcpi_unacked;
+    info->last_ack_recv_ms = ti.tcpi_last_ack_recv;
+    info->retrans = ti.tcpi_retrans;
+    info->ca_state = ti.tcpi_ca_state;
     /* fields after tcpi_total_retrans exist only on newer kernels: len says */
     if (len >= G_STRUCT_OFFSET (struct tcp_info, tcpi_bytes_acked) + 8)
       info->bytes_acked = ti.tcpi_bytes_acked;
@@ -54,6 +57,13 @@ mtcp_tcp_info_read (GSocket * socket, MtcpTcpInfo * info)
 #else
   return FALSE;
 #endif
+}
+
+gboolean
+mtcp_tcp_info_in_loss_recovery (const MtcpTcpInfo * info)
+{
+  return info->ca_state >= MTCP_TCP_CA_RECOVERY || info->lost > 0 ||
+      info->retrans > 0;
 }
 
 gboolean

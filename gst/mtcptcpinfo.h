@@ -20,6 +20,9 @@ typedef struct {
   guint32 lost;
   guint32 unacked;
   guint32 notsent_bytes;
+  guint32 last_ack_recv_ms;     /* since the last ACK came, duplicates too */
+  guint32 retrans;              /* segments retransmitted, not yet acknowledged */
+  guint8 ca_state;              /* MTCP_TCP_CA_* */
   guint64 bytes_acked;
   guint64 bytes_received;
   guint64 delivery_rate;        /* bytes/s */
@@ -27,7 +30,19 @@ typedef struct {
   guint8 state;
 } MtcpTcpInfo;
 
+/* The kernel's congestion-avoidance states (tcpi_ca_state) */
+enum {
+  MTCP_TCP_CA_OPEN = 0,
+  MTCP_TCP_CA_DISORDER = 1,     /* SACKs or duplicate ACKs seen */
+  MTCP_TCP_CA_CWR = 2,          /* window reduced without a loss (ECN) */
+  MTCP_TCP_CA_RECOVERY = 3,     /* fast retransmit: repairing a loss */
+  MTCP_TCP_CA_LOSS = 4,         /* after a retransmission timeout */
+};
+
 gboolean mtcp_tcp_info_read (GSocket * socket, MtcpTcpInfo * info);
+/* Whether TCP is repairing a loss on the connection now (fast recovery,
+ * after a timeout, or segments marked lost or retransmitted in flight). */
+gboolean mtcp_tcp_info_in_loss_recovery (const MtcpTcpInfo * info);
 
 /* Unsent bytes above which the socket stops polling writable. */
 gboolean mtcp_tcp_set_notsent_lowat (GSocket * socket, guint32 bytes);

@@ -9,7 +9,9 @@ so every system moves the same bytes.
 SYSTEM: multitcp-N (N connections), multitcp-pars (count from ParS Eq. 19,
 up to max-connections' default; multitcp-parsM: up to M at both ends),
 multitcp-dynamic (VariedConnVariedWinSize from N = 5), multitcp-parsdyn (the
-same from ParS's count), tcp, srt, rist.
+same from ParS's count), tcp, srt, rist. A multitcp system with the suffix
+_copyP has the sink's copy-overhead at P% (multitcp-pars_copy0: no copies
+ahead of deadlines).
 The receiver records, for every video frame that comes out of tsdemux, its
 arrival time (CLOCK_MONOTONIC) and PTS, the TS bytes its source delivered,
 and its own CPU time; the sender records its CPU time and the PTS and size
@@ -31,7 +33,14 @@ def bonding(paths, port):
                                            for a in paths.split(","))
 
 
+def split_copy(system):
+    """multitcp-X_copyP -> (multitcp-X, P); (system, None) without one."""
+    base, _, copy = system.partition("_copy")
+    return base, (int(copy) if copy else None)
+
+
 def sender_desc(system, peer, port, kbps, budget_ms):
+    system, copy = split_copy(system)
     video = ("videotestsrc is-live=true pattern=snow ! "
              "video/x-raw,width=640,height=360,framerate=30/1 ! "
              f"x264enc bitrate={kbps} pass=cbr tune=zerolatency "
@@ -43,7 +52,9 @@ def sender_desc(system, peer, port, kbps, budget_ms):
         cap = pars_cap(system)
         return video + (f"multitcpsink name=mtcpsink host={peer} port={port} "
                         "sync=false"
-                        + (f" max-connections={cap}" if cap else ""))
+                        + (f" max-connections={cap}" if cap else "")
+                        + (f" copy-overhead={copy}" if copy is not None
+                           else ""))
     if system == "tcp":
         return video + f"tcpserversink host={peer} port={port} sync=false"
     if system == "srt":
@@ -69,6 +80,7 @@ def pars_cap(system):
 
 
 def receiver_desc(system, peer, port, budget_ms):
+    system = split_copy(system)[0]
     tail = " ! tsdemux name=demux demux. ! video/x-h264 ! h264parse ! " \
         "fakesink name=sink sync=false"
     if system.startswith("multitcp"):
@@ -180,7 +192,8 @@ def main():
             for s in stats.get_value("sessions") or []:
                 rec["sink"].append({k: s.get_value(k) for k in (
                     "receiver-highest-seq", "buffers-sent", "frames-hedged",
-                    "frames-resent", "skips", "n-connections")})
+                    "frames-copied", "bytes-copied", "frames-resent",
+                    "skips", "n-connections")})
             return True
         GLib.timeout_add(1000, sample_sink)
     pipe.set_state(Gst.State.PLAYING)

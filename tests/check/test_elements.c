@@ -742,19 +742,29 @@ GST_END_TEST;
 
 /* ---- a hand-driven peer, speaking the protocol byte by byte ---- */
 
+/* @rcvbuf: SO_RCVBUF before connecting, 0 = the kernel's own */
 static GSocket *
-raw_connect (gint port)
+raw_connect_rcvbuf (gint port, gint rcvbuf)
 {
   GSocket *sock = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
       G_SOCKET_PROTOCOL_TCP, NULL);
   GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
   GSocketAddress *addr = g_inet_socket_address_new (lo, port);
 
+  if (rcvbuf > 0)
+    fail_unless (g_socket_set_option (sock, SOL_SOCKET, SO_RCVBUF, rcvbuf,
+            NULL));
   fail_unless (g_socket_connect (sock, addr, NULL, NULL));
   g_socket_set_timeout (sock, 5);
   g_object_unref (addr);
   g_object_unref (lo);
   return sock;
+}
+
+static GSocket *
+raw_connect (gint port)
+{
+  return raw_connect_rcvbuf (port, 0);
 }
 
 static void
@@ -1794,8 +1804,8 @@ typedef struct {
  * HELLO flags @flags (0: plain BUFFER frames); the session id lands in
  * @sid_out. */
 static void
-raw_conn_open (RawConn * rc, gint port, const guint8 * sid, guint8 flags,
-    guint8 * sid_out)
+raw_conn_open_full (RawConn * rc, gint port, const guint8 * sid, guint8 flags,
+    guint32 latency_ms, gint rcvbuf, guint8 * sid_out)
 {
   MtcpHello hello = { 0, };
   guint8 frame[MTCP_HELLO_FRAME_SIZE];
@@ -1804,11 +1814,12 @@ raw_conn_open (RawConn * rc, gint port, const guint8 * sid, guint8 flags,
   MtcpWelcome welcome;
   gint64 until = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
 
-  rc->sock = raw_connect (port);
+  rc->sock = raw_connect_rcvbuf (port, rcvbuf);
   rc->reader = mtcp_frame_reader_new (1 << 24);
   hello.magic = MTCP_MAGIC;
   hello.version = MTCP_VERSION;
   hello.flags = flags;
+  hello.latency_ms = latency_ms;
   if (sid) {
     hello.flags |= MTCP_HELLO_FLAG_JOIN;
     memcpy (hello.session_id, sid, MTCP_SESSION_ID_SIZE);
@@ -1826,6 +1837,13 @@ raw_conn_open (RawConn * rc, gint port, const guint8 * sid, guint8 flags,
   fail_unless_equals_int (hdr.type, MTCP_FRAME_WELCOME);
   fail_unless (mtcp_parse_welcome (body, hdr.length, &welcome, NULL));
   memcpy (sid_out, welcome.session_id, MTCP_SESSION_ID_SIZE);
+}
+
+static void
+raw_conn_open (RawConn * rc, gint port, const guint8 * sid, guint8 flags,
+    guint8 * sid_out)
+{
+  raw_conn_open_full (rc, port, sid, flags, 0, 0, sid_out);
 }
 
 static void
@@ -2026,6 +2044,88 @@ GST_START_TEST (test_stuck_frame_goes_out_on_another_connection)
     raw_conn_close (&rc[i]);
   g_hash_table_unref (arrivals);
   sender_free (s);
+}
+
+GST_END_TEST;
+
+#define DEADLINE_FRAMES 60
+#define DEADLINE_LATENCY_MS 300
+
+/* Reads @rc until @until (monotonic us). */
+static void
+raw_conn_read_until (RawConn * rc, guint index, GHashTable * arrivals,
+    gint64 until)
+{
+  gint64 left;
+
+  while ((left = until - g_get_monotonic_time ()) > 0)
+    raw_conn_read (rc, index, arrivals, left);
+}
+
+/* Two connections of a receiver with 300 ms of latency; the first reads
+ * nothing and takes little (the smallest receive buffer), so what the sink
+ * writes to it beyond that stays unacknowledged by TCP. With copies
+ * allowed, those frames reach the receiver on the second connection before
+ * their deadline, without a word from the receiver (no FEEDBACK); with
+ * copy-overhead=0 they do not come. */
+static guint
+frames_missing_on_second_connection (guint copy_overhead, guint64 * copied)
+{
+  gchar *props = g_strdup_printf ("idle-timeout=0 copy-overhead=%u",
+      copy_overhead);
+  Sender *s = sender_new (props);
+  gint port = sender_port (s);
+  GHashTable *arrivals = g_hash_table_new (NULL, NULL);
+  GstCaps *caps = gst_caps_new_empty_simple ("video/x-test");
+  guint8 sid[MTCP_SESSION_ID_SIZE];
+  RawConn rc[2];
+  guint i, missing = 0;
+  gint64 start;
+
+  raw_conn_open_full (&rc[0], port, NULL, 0, DEADLINE_LATENCY_MS, 1, sid);
+  raw_conn_open_full (&rc[1], port, sid, 0, DEADLINE_LATENCY_MS, 0, sid);
+  wait_for_connections (s->sink, 2);
+  gst_app_src_set_caps (GST_APP_SRC (s->appsrc), caps);
+  gst_caps_unref (caps);
+  /* live: one 1 kB frame every 33 ms, read on the second connection only */
+  start = g_get_monotonic_time ();
+  for (i = 0; i < DEADLINE_FRAMES; i++) {
+    GstBuffer *buf = gst_buffer_new_allocate (NULL, 1000, NULL);
+    GST_BUFFER_PTS (buf) = i * 33 * GST_MSECOND;
+    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (s->appsrc),
+            buf), GST_FLOW_OK);
+    raw_conn_read_until (&rc[1], 1, arrivals, start + (i + 1) * 33000);
+  }
+  /* until the last frame's deadline */
+  raw_conn_read_until (&rc[1], 1, arrivals, g_get_monotonic_time () +
+      DEADLINE_LATENCY_MS * 1000);
+  /* seq 0 is the caps: the buffers are 1..DEADLINE_FRAMES (keys seq + 1) */
+  for (i = 1; i <= DEADLINE_FRAMES; i++)
+    missing += !g_hash_table_contains (arrivals, GUINT_TO_POINTER (i + 1));
+  *copied = sink_stats_sum (s->sink, FALSE, "frames-copied");
+  for (i = 0; i < 2; i++)
+    raw_conn_close (&rc[i]);
+  g_hash_table_unref (arrivals);
+  sender_free (s);
+  g_free (props);
+  return missing;
+}
+
+GST_START_TEST (test_frames_near_deadline_copied_to_another_connection)
+{
+  guint64 copied, copied_off;
+  guint missing = frames_missing_on_second_connection (100, &copied);
+  guint missing_off = frames_missing_on_second_connection (0, &copied_off);
+
+  GST_INFO ("missing on the second connection: %u with copies (%"
+      G_GUINT64_FORMAT " copied), %u without", missing, copied, missing_off);
+  /* without copies the first connection keeps what it took (5 of 60 here) */
+  fail_unless (missing_off > 2);
+  fail_unless_equals_uint64 (copied_off, 0);
+  /* with them only what its receive buffer took (4 kB: part of a frame)
+   * may be missing */
+  fail_unless (missing <= 1);
+  fail_unless (copied >= missing_off - 1);
 }
 
 GST_END_TEST;
@@ -2558,6 +2658,7 @@ elements_suite (void)
   tcase_add_test (tc, test_compact_heads_only_to_receivers_that_ask);
   tcase_add_test (tc, test_feedback_rotates_over_connections);
   tcase_add_test (tc, test_stuck_frame_goes_out_on_another_connection);
+  tcase_add_test (tc, test_frames_near_deadline_copied_to_another_connection);
   tcase_add_test (tc, test_clock_drift_followed);
   tcase_add_test (tc, test_passphrase);
   tcase_add_test (tc, test_local_addresses_spread_connections);

@@ -105,7 +105,36 @@ GST_START_TEST (test_info_follows_the_bytes)
   fail_unless (tx.snd_mss > 0 && tx.snd_cwnd > 0);
   fail_unless (tx.rtt_us > 0 && tx.rtt_us < 1000000, "rtt %u us", tx.rtt_us);
   fail_unless_equals_int (tx.notsent_bytes, 0);
+  /* loopback loses nothing */
+  fail_unless_equals_int (tx.ca_state, MTCP_TCP_CA_OPEN);
+  fail_if (mtcp_tcp_info_in_loss_recovery (&tx));
+  fail_unless (tx.last_ack_recv_ms < 5000);
   pair_close (&p);
+}
+
+GST_END_TEST;
+
+/* Repairing a loss: fast recovery, after a timeout, or segments marked
+ * lost or retransmitted in flight; not SACKs alone, nor an ECN cut. */
+GST_START_TEST (test_loss_recovery_states)
+{
+  MtcpTcpInfo info = { 0, };
+
+  fail_if (mtcp_tcp_info_in_loss_recovery (&info));
+  info.ca_state = MTCP_TCP_CA_DISORDER;
+  fail_if (mtcp_tcp_info_in_loss_recovery (&info));
+  info.ca_state = MTCP_TCP_CA_CWR;
+  fail_if (mtcp_tcp_info_in_loss_recovery (&info));
+  info.ca_state = MTCP_TCP_CA_RECOVERY;
+  fail_unless (mtcp_tcp_info_in_loss_recovery (&info));
+  info.ca_state = MTCP_TCP_CA_LOSS;
+  fail_unless (mtcp_tcp_info_in_loss_recovery (&info));
+  info.ca_state = MTCP_TCP_CA_OPEN;
+  info.lost = 1;
+  fail_unless (mtcp_tcp_info_in_loss_recovery (&info));
+  info.lost = 0;
+  info.retrans = 2;
+  fail_unless (mtcp_tcp_info_in_loss_recovery (&info));
 }
 
 GST_END_TEST;
@@ -201,6 +230,7 @@ tcpinfo_suite (void)
   suite_add_tcase (s, tc);
 #ifdef __linux__
   tcase_add_test (tc, test_info_follows_the_bytes);
+  tcase_add_test (tc, test_loss_recovery_states);
   tcase_add_test (tc, test_knobs_read_back);
   tcase_add_test (tc, test_receiver_delays_acks_after_each_read);
 #endif
