@@ -532,8 +532,11 @@ mtcp_connection_copy_frames_from (MtcpConnection * conn, guint64 seq)
   for (k = 0; k < G_N_ELEMENTS (queues); k++)
     for (l = queues[k]->head; l; l = l->next) {
       MtcpOutFrame *f = l->data;
-      if (mtcp_frame_is_sequenced (f->type) && f->seq >= seq)
+      if (mtcp_frame_is_sequenced (f->type) && f->seq >= seq) {
+        /* one copy is enough: not again when its deadline nears */
+        f->copied = TRUE;
         copies = g_list_prepend (copies, copy_of (f));
+      }
     }
   return g_list_reverse (copies);
 }

@@ -138,7 +138,8 @@ GList *mtcp_connection_take_unacked (MtcpConnection * conn);
  * acknowledged, or queued). */
 gboolean mtcp_connection_holds_frame (MtcpConnection * conn, guint64 seq);
 /* Copies of the sequenced frames this connection holds from @seq on
- * (written and not acknowledged, then queued), in the order it has them. */
+ * (written and not acknowledged, then queued), in the order it has them;
+ * those frames count as copied (mtcp_connection_copy_frames_due skips them). */
 GList *mtcp_connection_copy_frames_from (MtcpConnection * conn, guint64 seq);
 
 /* The due time (MtcpOutFrame.due_us) of the oldest frame this connection

@@ -171,6 +171,42 @@ GST_START_TEST (test_copies_what_tcp_has_not_delivered_near_deadline)
 
 GST_END_TEST;
 
+/* A frame sent again because the receiver waits for it (the hedge) is not
+ * copied a second time when its deadline nears; the ones before it are. */
+GST_START_TEST (test_hedged_frames_not_copied_again)
+{
+  MtcpSendQueueLimits limits = { 0, GST_CLOCK_TIME_NONE };
+  MtcpSendQueue *q = mtcp_send_queue_new (&limits);
+  MtcpQueueSession *s = mtcp_send_queue_add_session (q);
+  MtcpConnection *conn;
+  gint peer_fd, i;
+  GList *copies;
+
+  mtcp_send_queue_set_clock (q, fake_clock);
+  mtcp_send_queue_session_set_max_lag (q, s, 500 * GST_MSECOND);
+  fake_now_us = 1000000;
+  for (i = 0; i < 3; i++)
+    push (q, i, i > 0, i * 33);
+  conn = connection_on_socketpair (&peer_fd);
+  for (i = 0; i < 3; i++)
+    mtcp_connection_queue (conn, mtcp_send_queue_take (q, s));
+  fail_unless_equals_int (mtcp_connection_flush (conn, NULL), MTCP_IO_DONE);
+  copies = mtcp_connection_copy_frames_from (conn, 1);
+  fail_unless_equals_int (g_list_length (copies), 2);
+  g_list_free_full (copies, (GDestroyNotify) mtcp_out_frame_free);
+  /* nothing acknowledged, all due and stale: only seq 0 is left to copy */
+  fail_unless_equals_int64 (mtcp_connection_first_due (conn), 1000000);
+  copies = mtcp_connection_copy_frames_due (conn, 0, G_MAXINT64, G_MAXINT64);
+  fail_unless_equals_uint64 (seq_of_only (copies), 0);
+  fail_unless_equals_int64 (mtcp_connection_first_due (conn), G_MAXINT64);
+
+  mtcp_connection_free (conn);
+  close (peer_fd);
+  mtcp_send_queue_free (q);
+}
+
+GST_END_TEST;
+
 static Suite *
 connection_suite (void)
 {
@@ -180,6 +216,7 @@ connection_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_frames_carry_due_time);
   tcase_add_test (tc, test_copies_what_tcp_has_not_delivered_near_deadline);
+  tcase_add_test (tc, test_hedged_frames_not_copied_again);
   return s;
 }
 
