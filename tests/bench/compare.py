@@ -8,7 +8,7 @@ x264 CBR video in MPEG-TS (tests/bench/peer_live.py).
       [--systems multitcp-pars multitcp-dynamic multitcp-parsdyn tcp srt rist]
       [--seconds 40]
       [--build build] [--cells 0 1] [--section "heading"]
-      [--results results/compare] [--reuse [--tabulate]]
+      [--results results/compare] [--reuse [--reanalyse] [--tabulate]]
 
 A cell is RTT x random loss x stream bitrate x latency budget on a 50 Mbit/s
 link (queue of one bandwidth-delay product, at least 100 packets); `--grid
@@ -146,8 +146,11 @@ def damaged_frames(frames, sent):
     """The PTS of frames that came out of the receiver's tsdemux with other
     bytes than the sender's encoder gave its muxer (tsdemux passes on what
     it has of a PES with a gap in it: a lost TS packet damages a frame
-    without taking its PTS away), and how many had no sent frame near
-    them. None when the sender did not record its frames."""
+    without taking its PTS away), how many had no sent frame near them,
+    and how many frames the sender made from the first received frame to
+    the last (its own count between the first and last one matched, the
+    PTS span before and after those). None when the
+    sender did not record its frames."""
     if not sent or not frames:
         return None
     # the receiver's PTS are the sender's plus an offset (the muxer's and
@@ -163,18 +166,28 @@ def damaged_frames(frames, sent):
     sent = sorted(sent)
     keys = [tp for tp, _ in sent]
     near_ns = 0.5e9 / FPS * 3
-    damaged, unmatched = set(), 0
+    damaged, unmatched, matched = set(), 0, []
     for _, rp, rs in frames:
         lo = bisect.bisect_left(keys, rp - offset - near_ns)
         hi = bisect.bisect_right(keys, rp - offset + near_ns)
         same = [tp for tp, ts in sent[lo:hi] if ts == rs]
         if same:
-            offset = rp - min(same, key=lambda tp: abs(rp - offset - tp))
+            tp = min(same, key=lambda tp: abs(rp - offset - tp))
+            offset = rp - tp
+            matched.append((rp, tp))
         elif hi > lo:
             damaged.add(rp)
         else:
             unmatched += 1
-    return damaged, unmatched
+    if not matched:
+        return damaged, unmatched, None
+    # counted on the sender's clock: tsdemux's skew correction stretches
+    # the receiver's PTS by up to ~0.1%, a frame's worth in a 30 s run
+    (rp_lo, tp_lo), (rp_hi, tp_hi) = matched[0], matched[-1]
+    made = (bisect.bisect_right(keys, tp_hi) - bisect.bisect_left(keys, tp_lo)
+            + round((rp_lo - frames[0][1]) * FPS / 1e9)
+            + round((frames[-1][1] - rp_hi) * FPS / 1e9))
+    return damaged, unmatched, made
 
 
 def analyse(rx, tx, netsim, seconds, budget_s, kbps, marks=()):
@@ -190,7 +203,9 @@ def analyse(rx, tx, netsim, seconds, budget_s, kbps, marks=()):
     span = (frames[-1][1] - p0) / 1e9
     expected = int(round(span * FPS)) + 1
     check = damaged_frames(frames, tx.get("frames_sent"))
-    damaged, unmatched = check if check else (set(), None)
+    damaged, unmatched, made = check if check else (set(), None, None)
+    if made:
+        expected = made
     late = sum(1 for t, p, _ in frames if t > t0 + (p - p0) / 1e9 + budget_s
                or p in damaged)
     lost = max(expected - len(frames), 0)
@@ -229,13 +244,36 @@ def analyse(rx, tx, netsim, seconds, budget_s, kbps, marks=()):
     return res
 
 
+def reanalyse(out, res, seconds, budget_s, kbps):
+    """A stored run analysed again from what its ends and netsim wrote
+    (after a change in analyse()); the .json is rewritten."""
+    try:
+        rx = json.load(open(out + ".rx.json"))
+        tx = json.load(open(out + ".tx.json"))
+        netsim = json.load(open(out + ".netsim.json"))
+    except (OSError, ValueError):
+        return res              # a failed run keeps its error
+    new = analyse(rx, tx, netsim, seconds, budget_s, kbps,
+                  res.get("marks", []))
+    for k in ("marks", "system", "cc", "rtt", "loss", "kbps", "budget",
+              "kind", "valid"):
+        if k in res:
+            new[k] = res[k]
+    with open(out + ".json", "w") as f:
+        json.dump(new, f)
+    return new
+
+
 def run_cell(args, cell, system, cc):
     rtt, loss, kbps, budget, kind = cell
     name = (f"{system}-{cc}-rtt{rtt}-loss{loss}-{kbps}k-b{budget}"
             + (f"-{kind}" if kind else ""))
     out = os.path.join(args.results, name)
     if args.reuse and os.path.exists(out + ".json"):
-        return json.load(open(out + ".json"))
+        res = json.load(open(out + ".json"))
+        if args.reanalyse:
+            res = reanalyse(out, res, args.seconds, budget / 1000, kbps)
+        return res
     if args.tabulate:
         return None
     extra = ""
@@ -423,7 +461,9 @@ def write_grid_docs(args, results, ncells):
     lines = [f"## {heading}", "",
              "`tests/bench/compare.py --grid full` (settings of the grid "
              f"above, {args.seconds:g} s per run, TCP congestion control "
-             f"{ccs} in both namespaces): {len(rows)} of {ncells} cells run. "
+             f"{ccs} in both namespaces): {len(rows)} of {ncells} cells run "
+             "(per congestion control: the issue's 81, a Gilbert-Elliott "
+             "and a trace cell). "
              "Each entry: frames late or lost / stall seconds / delivered "
              "over the stream's bitrate; '-' where the run failed to give "
              "frames (see its .log).", "",
@@ -483,6 +523,9 @@ def main():
                     help="where the runs go (relative to the top)")
     ap.add_argument("--reuse", action="store_true",
                     help="take runs already in --results")
+    ap.add_argument("--reanalyse", action="store_true",
+                    help="with --reuse: analyse stored runs again and "
+                    "rewrite their .json")
     ap.add_argument("--tabulate", action="store_true",
                     help="with --reuse: only tabulate, run nothing")
     ap.add_argument("--section",

@@ -45,10 +45,11 @@ netsim = {"links": [{"ab": {"forwarded_bytes": 0},
 # a clean run, with 30 ms of drift at the start (seen with multitcpsrc)
 rx = {"frames": received(sent, -3599 * 10**9, drift_ns=30 * 10**6),
       "ts_bytes": 10**7}
-damaged, unmatched = compare.damaged_frames(
+damaged, unmatched, made = compare.damaged_frames(
     sorted(rx["frames"], key=lambda f: f[1]), sent)
-check(not damaged and unmatched == 0,
-      f"clean run: {len(damaged)} damaged, {unmatched} unmatched")
+check(not damaged and unmatched == 0 and made == 900,
+      f"clean run: {len(damaged)} damaged, {unmatched} unmatched, "
+      f"{made} of 900 made")
 res = compare.analyse(rx, {"frames_sent": sent}, netsim, 30, 1.0, 8000)
 check(res["late_fraction"] == 0 and res["damaged"] == 0,
       f"clean run: late or lost {res['late_fraction']}")
@@ -65,6 +66,23 @@ check(res["late"] == 3, f"late or damaged {res['late']} of 3 "
       "(a damaged late frame counts once)")
 check(abs(res["late_fraction"] - 4 / 900) < 1e-9,
       f"late or lost {res['late_fraction'] * 900:.2f} of 900 frames")
+
+# tsdemux's skew correction stretches the receiver's PTS by 0.1%: the
+# span is then 900.9 frames, yet no frame is missing (the sender's clock
+# counts them), and a frame dropped on top of it is one lost
+stretched = [(a, p0 + (p - p0) * 1001 // 1000, s_)
+             for (a, p, s_) in received(sent, -3599 * 10**9)
+             for p0 in [sent[0][0] - 3599 * 10**9]]
+res = compare.analyse({"frames": stretched, "ts_bytes": 10**7},
+                      {"frames_sent": sent}, netsim, 30, 1.0, 8000)
+check(res["lost"] == 0 and res["expected"] == 900,
+      f"stretched PTS: lost {res['lost']}, expected {res['expected']}")
+res = compare.analyse({"frames": [f_ for i, f_ in enumerate(stretched)
+                                  if i != 450], "ts_bytes": 10**7},
+                      {"frames_sent": sent}, netsim, 30, 1.0, 8000)
+check(res["lost"] == 1 and res["expected"] == 900,
+      f"stretched PTS, one dropped: lost {res['lost']}, "
+      f"expected {res['expected']}")
 
 # a sender that did not record its frames: nothing is called damaged
 res = compare.analyse(rx, {}, netsim, 30, 1.0, 8000)
