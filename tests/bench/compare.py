@@ -21,7 +21,12 @@ with other bytes than the sender's encoder made), stalls and
 stall time of a player that waits for late frames, delivered bitrate, bytes on the wire
 (both directions, from netsim) per TS byte delivered (the whole run, and a
 steady span between two netsim marks), CPU seconds per GB
-(sender + receiver). Results: results/compare/*.json (or --results), a
+(sender + receiver); and, since the sender records when each frame left
+its encoder, the same on the sender's clock: after a 2 s warm-up a frame
+is late when it comes more than the cell's smallest delay (of any system
+run) + budget + two frame times after that (the budget above counts from
+the first whole frame, which a joiner gets from a backlog), with the
+delay's median, 99th percentile and maximum. Results: results/compare/*.json (or --results), a
 table and a plot in docs/benchmarks.md and docs/bench/; `--grid full`
 writes one row per cell instead (its own section), and with --reuse a run
 that stopped part-way goes on where it was.
@@ -150,7 +155,8 @@ def damaged_frames(frames, sent):
     and how many frames the sender made from the first received frame to
     the last (its own count between the first and last one matched, the
     PTS span before and after those). None when the
-    sender did not record its frames."""
+    sender did not record its frames; last, the (receiver PTS, sender
+    PTS) pairs it matched."""
     if not sent or not frames:
         return None
     # the receiver's PTS are the sender's plus an offset (the muxer's and
@@ -180,14 +186,54 @@ def damaged_frames(frames, sent):
         else:
             unmatched += 1
     if not matched:
-        return damaged, unmatched, None
+        return damaged, unmatched, None, matched
     # counted on the sender's clock: tsdemux's skew correction stretches
     # the receiver's PTS by up to ~0.1%, a frame's worth in a 30 s run
     (rp_lo, tp_lo), (rp_hi, tp_hi) = matched[0], matched[-1]
     made = (bisect.bisect_right(keys, tp_hi) - bisect.bisect_left(keys, tp_lo)
             + round((rp_lo - frames[0][1]) * FPS / 1e9)
             + round((frames[-1][1] - rp_hi) * FPS / 1e9))
-    return damaged, unmatched, made
+    return damaged, unmatched, made, matched
+
+
+# frames of the first seconds are left out of the sender-clock figures:
+# a joiner starts with a backlog (TCP's and multitcp's latest keyframe)
+WARMUP_S = 2.0
+
+
+def sender_clock_delays(frames, tx, matched):
+    """Encoder output to the receiver's demuxer output, per frame after
+    the warm-up, from the sender's own record of when each frame left
+    its encoder (both ends run on one machine's monotonic clock). The
+    bench's budget counts from the first whole frame, which a joiner gets
+    from a backlog; this one counts from the sender for every system."""
+    sent_at = dict(zip((tp for tp, _ in tx.get("frames_sent") or []),
+                       tx.get("frames_sent_at") or []))
+    if not sent_at or not matched:
+        return None
+    arrival = {rp: t for t, rp, _ in frames}
+    start = matched[0][1] + WARMUP_S * 1e9
+    return sorted(arrival[rp] - sent_at[tp] for rp, tp in matched
+                  if tp >= start and tp in sent_at)
+
+
+def late_on_sender_clock(r, floor_s):
+    """Frames late or lost on the sender's clock: after the warm-up, a
+    frame is late when it comes more than @floor_s (the cell's smallest
+    delay, path and pipelines, over all systems run) + the budget + two
+    frames (the muxer and the demuxer each hold one) after its encoder
+    gave it out. None without the sender's record."""
+    if not r.get("delays_ms"):
+        return None
+    bound_ms = (floor_s + r["budget"] / 1000 + 2.0 / FPS) * 1000
+    late = sum(1 for d in r["delays_ms"] if d > bound_ms)
+    return late / len(r["delays_ms"]) + r["lost"] / max(r["expected"], 1)
+
+
+def cell_floor(runs):
+    """The smallest sender-clock delay of any system in one cell (s)."""
+    floors = [r["delays_ms"][0] for r in runs if r.get("delays_ms")]
+    return min(floors) / 1000 if floors else None
 
 
 def analyse(rx, tx, netsim, seconds, budget_s, kbps, marks=()):
@@ -203,9 +249,11 @@ def analyse(rx, tx, netsim, seconds, budget_s, kbps, marks=()):
     span = (frames[-1][1] - p0) / 1e9
     expected = int(round(span * FPS)) + 1
     check = damaged_frames(frames, tx.get("frames_sent"))
-    damaged, unmatched, made = check if check else (set(), None, None)
+    damaged, unmatched, made, matched = (check if check
+                                         else (set(), None, None, []))
     if made:
         expected = made
+    delays = sender_clock_delays(frames, tx, matched)
     late = sum(1 for t, p, _ in frames if t > t0 + (p - p0) / 1e9 + budget_s
                or p in damaged)
     lost = max(expected - len(frames), 0)
@@ -238,6 +286,12 @@ def analyse(rx, tx, netsim, seconds, budget_s, kbps, marks=()):
                sent_per_byte_steady=steady_wire_per_byte(
                    list(marks), rx.get("ts_series", []),
                    ("ab_offered", "ba_offered")),
+               first_frame_s=(t0 - rx["first_ts_at"] if "first_ts_at" in rx
+                              else None),
+               delays_ms=[round(d * 1000, 1) for d in delays or []],
+               delay_p50=delays[len(delays) // 2] if delays else None,
+               delay_p99=delays[int(len(delays) * 0.99)] if delays else None,
+               delay_max=delays[-1] if delays else None,
                cpu_per_gb=(rx.get("cpu_s", 0) + tx.get("cpu_s", 0)) /
                max(rx.get("ts_bytes", 0) / 1e9, 1e-9),
                stats=rx.get("stats"))
@@ -466,20 +520,31 @@ def write_grid_docs(args, results, ncells):
              "and a trace cell). "
              "Each entry: frames late or lost / stall seconds / delivered "
              "over the stream's bitrate; '-' where the run failed to give "
-             "frames (see its .log).", "",
+             "frames (see its .log). Where the sender recorded when each "
+             "frame left its encoder, two more: late or lost on the "
+             "sender's clock (after a 2 s warm-up, a frame is late when it "
+             "comes more than the cell's smallest delay of any system + "
+             "the budget + two frames after the encoder gave it out) / "
+             "the 99th percentile of that delay in ms.", "",
              "| TCP | RTT ms | loss | Mbit/s | budget ms | " +
              " | ".join(systems) + " |",
              "|---|---:|---:|---:|---:|" + "---:|" * len(systems)]
     for key, by in rows.items():
         cc, rtt, loss, kbps, budget, kind = key
         cells_ = []
+        floor = cell_floor(by.values())
         for s in systems:
             r = by.get(s)
             if not r or r.get("frames", 0) < 2:
                 cells_.append("-")
                 continue
-            cells_.append(f"{r['late_fraction']:.1e} / {r['stall_s']:g} / "
-                          f"{r['delivered_mbps'] * 1000 / kbps:.2f}")
+            entry = (f"{r['late_fraction']:.1e} / {r['stall_s']:g} / "
+                     f"{r['delivered_mbps'] * 1000 / kbps:.2f}")
+            late_s = late_on_sender_clock(r, floor) if floor else None
+            if late_s is not None:
+                entry += (f" / {late_s:.1e} / "
+                          f"{r['delay_p99'] * 1000:.0f}")
+            cells_.append(entry)
         lines.append(f"| {cc} | {rtt} | {loss:.0%} | {kbps / 1000:g} | "
                      f"{budget}{' ' + kind if kind else ''} | " +
                      " | ".join(cells_) + " |")

@@ -137,6 +137,10 @@ def main():
             return Gst.PadProbeReturn.OK
 
         def on_ts(pad, info):
+            if not rec["ts_bytes"]:
+                # a receiver's deadlines may count from here, the bench's
+                # from the first whole frame
+                rec["first_ts_at"] = time.monotonic()
             rec["ts_bytes"] += info.get_buffer().get_size()
             return Gst.PadProbeReturn.OK
         pipe.get_by_name("sink").get_static_pad("sink").add_probe(
@@ -176,10 +180,14 @@ def main():
         # each frame the muxer gets: the receiver's must match it byte-count
         # for byte-count, or it was damaged on the way
         rec["frames_sent"] = []
+        # when each left the encoder: both ends run on this machine's
+        # monotonic clock, so arrival - this is the frame's whole delay
+        rec["frames_sent_at"] = []
 
         def on_sent(pad, info):
             buf = info.get_buffer()
             rec["frames_sent"].append((buf.pts, buf.get_size()))
+            rec["frames_sent_at"].append(time.monotonic())
             return Gst.PadProbeReturn.OK
         pipe.get_by_name("vparse").get_static_pad("src").add_probe(
             Gst.PadProbeType.BUFFER, on_sent)

@@ -45,7 +45,7 @@ netsim = {"links": [{"ab": {"forwarded_bytes": 0},
 # a clean run, with 30 ms of drift at the start (seen with multitcpsrc)
 rx = {"frames": received(sent, -3599 * 10**9, drift_ns=30 * 10**6),
       "ts_bytes": 10**7}
-damaged, unmatched, made = compare.damaged_frames(
+damaged, unmatched, made, _ = compare.damaged_frames(
     sorted(rx["frames"], key=lambda f: f[1]), sent)
 check(not damaged and unmatched == 0 and made == 900,
       f"clean run: {len(damaged)} damaged, {unmatched} unmatched, "
@@ -83,6 +83,39 @@ res = compare.analyse({"frames": [f_ for i, f_ in enumerate(stretched)
 check(res["lost"] == 1 and res["expected"] == 900,
       f"stretched PTS, one dropped: lost {res['lost']}, "
       f"expected {res['expected']}")
+
+# on the sender's clock: a frame is late when it comes more than the
+# cell's floor + budget + two frames after its encoder gave it out; the
+# warm-up's backlog (frames 3 and 10 here) is left out, a later one is not
+sent_at = [100.0 + i / compare.FPS - 0.01 for i in range(900)]
+rx_late = {"frames": received(sent, -3599 * 10**9, late=(3, 10, 400, 700)),
+           "ts_bytes": 10**7}
+res = compare.analyse(rx_late, {"frames_sent": sent,
+                                "frames_sent_at": sent_at},
+                      netsim, 30, 1.0, 8000)
+res.update(budget=1000)
+check(abs(res["delay_p50"] - 0.06) < 1e-6
+      and abs(res["delay_max"] - 1.51) < 1e-6
+      and compare.cell_floor([res]) == 0.06,
+      f"sender clock: p50 {res['delay_p50']}, max {res['delay_max']}")
+late = compare.late_on_sender_clock(res, 0.06)
+check(abs(late * len(res["delays_ms"]) - 2) < 1e-6
+      and 838 <= len(res["delays_ms"]) <= 840,
+      f"sender clock: {late * len(res['delays_ms']):.2f} of 2 late, "
+      f"{len(res['delays_ms'])} frames after the warm-up")
+# a system that holds every frame for its budget (SRT's TSBPD) is on time
+# against the cell's floor another system set; later than that, late
+held = dict(rx_late, frames=[(a + 1.0, p_, s_) for a, p_, s_ in
+                             received(sent, -3599 * 10**9)])
+res = compare.analyse(held, {"frames_sent": sent, "frames_sent_at": sent_at},
+                      netsim, 30, 1.0, 8000)
+res.update(budget=1000)
+check(compare.late_on_sender_clock(res, 0.06) == 0
+      and compare.late_on_sender_clock(res, 0.06 - 0.1) > 0.9,
+      "held for the budget: on time against a 60 ms floor, late against 0")
+res = compare.analyse(rx_late, {"frames_sent": sent}, netsim, 30, 1.0, 8000)
+check(compare.late_on_sender_clock(res, 0.06) is None,
+      "no sender times: no sender-clock figure")
 
 # a sender that did not record its frames: nothing is called damaged
 res = compare.analyse(rx, {}, netsim, 30, 1.0, 8000)
