@@ -160,7 +160,8 @@ def main():
             if system.startswith("multitcp"):
                 st = src.get_property("stats")
                 rec["src_series"].append((now, st.get_value("buffers-skipped"),
-                                          st.get_value("buffers-late")))
+                                          st.get_value("buffers-late"),
+                                          st.get_value("drift-correction")))
             return True
         GLib.timeout_add(250, sample_ts)
 
