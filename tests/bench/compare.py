@@ -223,8 +223,10 @@ def late_on_sender_clock(r, floor_s):
     delay, path and pipelines, over all systems run) + the budget + two
     frames (the muxer and the demuxer each hold one) after its encoder
     gave it out. None without the sender's record."""
-    if not r.get("delays_ms"):
+    if r.get("delays_ms") is None:
         return None
+    if not r["delays_ms"]:
+        return 1.0      # recorded, but no frame after the warm-up came
     bound_ms = (floor_s + r["budget"] / 1000 + 2.0 / FPS) * 1000
     late = sum(1 for d in r["delays_ms"] if d > bound_ms)
     return late / len(r["delays_ms"]) + r["lost"] / max(r["expected"], 1)
@@ -288,7 +290,8 @@ def analyse(rx, tx, netsim, seconds, budget_s, kbps, marks=()):
                    ("ab_offered", "ba_offered")),
                first_frame_s=(t0 - rx["first_ts_at"] if "first_ts_at" in rx
                               else None),
-               delays_ms=[round(d * 1000, 1) for d in delays or []],
+               delays_ms=(None if delays is None else
+                          [round(d * 1000, 1) for d in delays]),
                delay_p50=delays[len(delays) // 2] if delays else None,
                delay_p99=delays[int(len(delays) * 0.99)] if delays else None,
                delay_max=delays[-1] if delays else None,
@@ -529,7 +532,7 @@ def write_grid_docs(args, results, ncells):
              "| TCP | RTT ms | loss | Mbit/s | budget ms | " +
              " | ".join(systems) + " |",
              "|---|---:|---:|---:|---:|" + "---:|" * len(systems)]
-    for key, by in rows.items():
+    for key, by in sorted(rows.items()):
         cc, rtt, loss, kbps, budget, kind = key
         cells_ = []
         floor = cell_floor(by.values())
@@ -542,8 +545,9 @@ def write_grid_docs(args, results, ncells):
                      f"{r['delivered_mbps'] * 1000 / kbps:.2f}")
             late_s = late_on_sender_clock(r, floor) if floor else None
             if late_s is not None:
-                entry += (f" / {late_s:.1e} / "
-                          f"{r['delay_p99'] * 1000:.0f}")
+                p99 = r["delay_p99"]
+                entry += (f" / {late_s:.1e} / " +
+                          (f"{p99 * 1000:.0f}" if p99 is not None else "-"))
             cells_.append(entry)
         lines.append(f"| {cc} | {rtt} | {loss:.0%} | {kbps / 1000:g} | "
                      f"{budget}{' ' + kind if kind else ''} | " +

@@ -113,6 +113,13 @@ res.update(budget=1000)
 check(compare.late_on_sender_clock(res, 0.06) == 0
       and compare.late_on_sender_clock(res, 0.06 - 0.1) > 0.9,
       "held for the budget: on time against a 60 ms floor, late against 0")
+# a receiver that got nothing after the warm-up: every frame late
+early = dict(rx_late, frames=received(sent, -3599 * 10**9)[:40])
+res = compare.analyse(early, {"frames_sent": sent, "frames_sent_at": sent_at},
+                      netsim, 30, 1.0, 8000)
+res.update(budget=1000)
+check(compare.late_on_sender_clock(res, 0.06) == 1.0,
+      "nothing after the warm-up: all late on the sender's clock")
 res = compare.analyse(rx_late, {"frames_sent": sent}, netsim, 30, 1.0, 8000)
 check(compare.late_on_sender_clock(res, 0.06) is None,
       "no sender times: no sender-clock figure")
