@@ -5,6 +5,7 @@ table and a plot written to docs/ (figures in docs/control/).
   tests/netsim/experiments.py fig4 [--cc reno cubic]
   tests/netsim/experiments.py fig4udp   (Fig. 4's UDP bursts, full length)
   tests/netsim/experiments.py udpbulk   (bulk TCP flows against that burst)
+  (fig4udp, udpbulk: --ns2 for ns-2's queue and UDP rate; udpbulk --fq-rate)
   tests/netsim/experiments.py fig9
   tests/netsim/experiments.py multfrc
   tests/netsim/experiments.py reliability   (issue 5, docs/reliability.md)
@@ -25,6 +26,24 @@ DOCS = os.path.join(TOP, "docs")
 
 REUSE = False
 BUILD = os.path.join(TOP, "build")
+
+# What MultiTCP's NS-2 run had where the paper does not say: ns-2's default
+# drop-tail limit of 50 packets, and a CBR rate that counts whole packets,
+# so 5.5 Mbit/s on the wire (iperf3 and udp_flood.py count 1460-byte
+# payloads: 5.5 * 1460 / 1488).
+NS2_LINK = "rate=6mbit,delay=40ms,queue=50p"
+NS2_UDP_RATE = "5.397M"
+NS2_NOTE = ("ns-2's defaults where the paper is silent: a 50-packet "
+            "drop-tail queue (100 ms at 6 Mbit/s) and the UDP flow's "
+            "5.5 Mbit/s counted on the wire")
+
+
+def ns2_defaults(scn):
+    """@scn with Fig. 4's link and UDP rate as ns-2 would have had them."""
+    scn = dict(scn, links=[NS2_LINK])
+    scn["cross"] = [dict(c, rate=NS2_UDP_RATE) if c["type"] == "udp" else c
+                    for c in scn["cross"]]
+    return scn
 
 
 def run_variant(scenario, name, overrides):
@@ -134,7 +153,13 @@ def fig4udp(args):
         cross=[dict(udp, start=40, stop=60), dict(udp, start=100, stop=140)],
         phases=[["no cross traffic", 5, 40], ["UDP 5.5 Mbit/s, 20 s", 40, 60],
                 ["between", 60, 100], ["UDP 5.5 Mbit/s, 40 s", 100, 140]])
-    path = os.path.join(TOP, "tests", "scenarios", "multitcp-fig4-udp.json")
+    suffix = ""
+    if args.ns2:
+        scn = ns2_defaults(scn)
+        scn["name"] += "-ns2"
+        scn["comment"] += "; " + NS2_NOTE
+        suffix = "-ns2"
+    path = os.path.join(TOP, "tests", "scenarios", scn["name"] + ".json")
     with open(path, "w") as f:
         json.dump(scn, f, indent=1)
     base = scn["receiver"]
@@ -160,26 +185,31 @@ def fig4udp(args):
     results = {}
     for cc in args.cc:
         for label, receiver, sender in variants:
+            if args.only and label not in args.only:
+                continue
             name = f"fig4udp-{cc}-{label.split()[0]}" + (
                 "-pacing" if sender else "") + (
-                "-nowc" if "window-control=none" in receiver else "")
+                "-nowc" if "window-control=none" in receiver else "") + suffix
             print(f"running {name}", flush=True)
             overrides = {"cc": cc, "receiver": receiver, "name": name}
             if sender:
                 overrides["sender"] = sender
             results[(cc, label)] = run_variant(path, name, overrides)
-    lines = ["## MultiTCP Fig. 4's UDP bursts at the paper's length", "",
-             f"`tests/netsim/experiments.py fig4udp` (scenario "
-             f"`tests/scenarios/multitcp-fig4-udp.json`): {scn['comment']}. "
+    heading = "## MultiTCP Fig. 4's UDP bursts at the paper's length" + (
+        ", ns-2's queue and UDP rate" if args.ns2 else "")
+    lines = [heading, "",
+             f"`tests/netsim/experiments.py fig4udp{' --ns2' * args.ns2}` "
+             f"(scenario `tests/scenarios/{scn['name']}.json`): "
+             f"{scn['comment']}. "
              "Same receivers as the Fig. 4 run above (5 connections, and "
              "the dynamic controller from N = 5), 5 connections with "
              "the sink's `pacing` on, 16 connections, and 16 and 32 "
              "connections with no window control (`window-control=none`: "
-             "the senders' congestion windows alone); cells as there.",
+             "the senders' congestion windows alone); cells as there." +
+             (" This run had the rows below only." if args.only else ""),
              ""]
     lines += fig4_table(scn, results)
-    write_section(os.path.join(DOCS, "control.md"),
-                  "## MultiTCP Fig. 4's UDP bursts at the paper's length",
+    write_section(os.path.join(DOCS, "control.md"), heading,
                   "\n".join(lines))
 
 
@@ -196,12 +226,20 @@ def udpbulk(args):
                                                  "netsim"))
     scn = json.load(open(os.path.join(TOP, "tests", "scenarios",
                                       "multitcp-fig4.json")))
+    if args.ns2:
+        scn = ns2_defaults(scn)
     link, udp_rate = scn["links"][0], scn["cross"][0]["rate"]
+    paced = f", paced (iperf3 --fq-rate {args.fq_rate})" if args.fq_rate \
+        else ""
+    heading = "## Bulk TCP flows against the same UDP burst" + (
+        ", ns-2's queue and UDP rate" if args.ns2 else "") + paced
     flood = "/usr/bin/python3 " + os.path.join(HERE, "udp_flood.py")
     # TCP alone, then with the UDP flow, then alone again
     alone, burst = 10, 40
-    lines = ["## Bulk TCP flows against the same UDP burst", "",
-             "`tests/netsim/experiments.py udpbulk`: N backlogged TCP flows "
+    lines = [heading, "",
+             f"`tests/netsim/experiments.py udpbulk{' --ns2' * args.ns2}"
+             f"{' --fq-rate ' + args.fq_rate if args.fq_rate else ''}`: "
+             "N backlogged TCP flows "
              "(iperf3 -P N, no multitcp, no window clamp) on Fig. 4's link "
              f"(`{link}`) with a constant-rate UDP flow of {udp_rate} for "
              f"{burst} s (payload, as the scenarios' iperf3 -b counts it, "
@@ -220,7 +258,7 @@ def udpbulk(args):
              "UDP lost |",
              "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for cc in args.cc:
-        for n in UDPBULK_FLOWS:
+        for n in args.flows or UDPBULK_FLOWS:
             print(f"running udpbulk {cc} {n}", flush=True)
             # the UDP flow starts @alone s after every TCP flow is up (64
             # take a while); udp_flood.py, as iperf3's UDP test loses its
@@ -230,6 +268,7 @@ def udpbulk(args):
                 "$NETSIM_ADDR_B --logfile /dev/null; sleep 0.3; "
                 "ip netns exec $NETSIM_NS_A iperf3 -c $NETSIM_ADDR_B "
                 f"-t {2 * alone + burst} -P {n} -C {cc} --json "
+                + (f"--fq-rate {args.fq_rate} " if args.fq_rate else "") +
                 "--get-server-output > $T/tcp.json & "
                 "until [ $(ip netns exec $NETSIM_NS_A ss -Htn state "
                 "established '( dport = :5201 )' | wc -l) -gt "
@@ -262,8 +301,7 @@ def udpbulk(args):
                 f"{tcp['end']['sum_sent'].get('retransmits', 0)} | "
                 f"{wire:.2f} | {udp_lost:.1%} |")
             print(lines[-1], flush=True)
-    write_section(os.path.join(DOCS, "control.md"),
-                  "## Bulk TCP flows against the same UDP burst",
+    write_section(os.path.join(DOCS, "control.md"), heading,
                   "\n".join(lines) + "\n")
 
 
@@ -742,6 +780,14 @@ def main():
     ap.add_argument("--cc", nargs="+", default=["reno", "cubic"])
     ap.add_argument("--reuse", action="store_true",
                     help="tabulate results/ from an earlier run")
+    ap.add_argument("--only", nargs="+", metavar="LABEL",
+                    help="fig4udp: run only these variants (\"5 connections\")")
+    ap.add_argument("--ns2", action="store_true",
+                    help="fig4udp, udpbulk: " + NS2_NOTE)
+    ap.add_argument("--fq-rate", help="udpbulk: iperf3 --fq-rate, which "
+                    "turns on TCP's pacing (SO_MAX_PACING_RATE)")
+    ap.add_argument("--flows", type=int, nargs="+",
+                    help="udpbulk: the numbers of TCP flows")
     args = ap.parse_args()
     global REUSE, BUILD
     REUSE = args.reuse
