@@ -662,7 +662,7 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
           "A frame held by a connection stuck on a loss (TCP in loss "
           "recovery there, or no ACK for longer than RTT + 4 RTTVAR) goes "
           "out again, one RTT plus 60 ms before the receiver's deadline, on "
-          "the connection that would deliver it soonest; such copies cost "
+          "the connections that would deliver it soonest; such copies cost "
           "at most this percentage of the stream (0 = none; read when the "
           "sink starts)", 0, 100,
           DEFAULT_COPY_OVERHEAD, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));

@@ -597,6 +597,23 @@ mtcp_connection_copy_frames_due (MtcpConnection * conn,
   return g_list_reverse (copies);
 }
 
+gint
+mtcp_copy_target_pick (const MtcpCopyTarget * t, guint n)
+{
+  gint best = -1;
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    if (t[i].excluded)
+      continue;
+    if (best < 0 || t[best].repairing > t[i].repairing ||
+        (t[best].repairing == t[i].repairing && (t[i].room > t[best].room ||
+                (t[i].room == t[best].room && t[i].rtt_us < t[best].rtt_us))))
+      best = i;
+  }
+  return best;
+}
+
 GList *
 mtcp_connection_take_unacked (MtcpConnection * conn)
 {

@@ -155,6 +155,19 @@ gint64 mtcp_connection_first_due (MtcpConnection * conn);
 GList *mtcp_connection_copy_frames_due (MtcpConnection * conn,
     guint64 tcp_bytes_acked, gint64 stale_before_us, gint64 due_before_us);
 
+/* What a copy of a frame needs to know of a connection it could go out on. */
+typedef struct {
+  gint64 room;                  /* bytes its congestion window takes now */
+  guint32 rtt_us;
+  gboolean repairing;           /* in loss recovery */
+  gboolean excluded;            /* the holder, or it has the frame already */
+} MtcpCopyTarget;
+
+/* The one of @n candidates a copy reaches the receiver soonest on: not
+ * excluded; one repairing a loss only when every other is; the most room,
+ * then the shortest RTT. -1 if every one is excluded. */
+gint mtcp_copy_target_pick (const MtcpCopyTarget * targets, guint n);
+
 /* Write what is queued until done or the socket would block. */
 MtcpIoResult mtcp_connection_flush (MtcpConnection * conn, GError ** error);
 /* No queued output and the kernel will take more (honours NOTSENT_LOWAT). */

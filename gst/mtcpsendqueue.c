@@ -495,6 +495,9 @@ note_handed_out (MtcpSendQueue * q, MtcpQueueSession * s, Entry * e,
       GST_CLOCK_TIME_IS_VALID (e->time)) {
     s->anchor_us = q->clock ();
     s->anchor_time = e->time;
+    GST_DEBUG ("session %p: deadlines from time %" GST_TIME_FORMAT
+        " handed out at %" G_GINT64_FORMAT " us", s,
+        GST_TIME_ARGS (s->anchor_time), s->anchor_us);
   }
   if (GST_CLOCK_TIME_IS_VALID (s->anchor_time) && e->kind == ENTRY_BUFFER &&
       GST_CLOCK_TIME_IS_VALID (e->time))

@@ -733,59 +733,6 @@ session_holder (ServerSession * sess, guint64 seq)
   return NULL;
 }
 
-/* The receiver waits behind a hole that has not moved for two of the
- * holding connection's RTTs (200 ms at least): the frame is stuck in TCP
- * retransmissions on that connection, which at a few % loss can take
- * longer than the receiver's latency (RTO backoff). So is every later
- * frame that connection holds (TCP delivers in order): copies of all of
- * them go out on the least loaded other connection, at once rather than
- * one hole and two RTTs at a time; the receiver drops whichever comes
- * second. Again after as long if that one is stuck too. */
-static void
-hedge_stuck_frame (MtcpServer * server, ServerSession * sess,
-    const MtcpFeedback * fb, gint64 now)
-{
-  guint64 next = sess->acked == MTCP_TIME_NONE ? 0 : sess->acked + 1;
-  ServerConn *holder, *best = NULL;
-  GList *copies, *l;
-  MtcpIoResult r;
-  gint64 since, wait;
-  guint i, n_copies;
-
-  if (fb->buffered_bytes == 0)
-    return;                     /* no hole: nothing waits behind it */
-  holder = session_holder (sess, next);
-  if (holder == NULL)
-    return;                     /* not handed out yet, or not ours to send */
-  wait = MAX (HEDGE_MIN_WAIT_US, 2 * (gint64) holder->info.rtt_us);
-  since = sess->hedged_seq == next ? sess->hedged_us : sess->acked_us;
-  if (now - since < wait)
-    return;
-  for (i = 0; i < sess->conns->len; i++) {
-    ServerConn *sc = g_ptr_array_index (sess->conns, i);
-    if (mtcp_connection_holds_frame (sc->conn, next))
-      continue;
-    if (best == NULL || sc->conn->out_bytes + sc->info.notsent_bytes <
-        best->conn->out_bytes + best->info.notsent_bytes)
-      best = sc;
-  }
-  if (best == NULL)
-    return;                     /* every connection has it already */
-  copies = mtcp_connection_copy_frames_from (holder->conn, next);
-  n_copies = g_list_length (copies);
-  sess->hedged_seq = next;
-  sess->hedged_us = now;
-  sess->frames_hedged += n_copies;
-  GST_DEBUG ("session %s: seq %" G_GUINT64_FORMAT " stuck on connection %u "
-      "for %" G_GINT64_FORMAT " ms: it and the %u after it there again on "
-      "connection %u", sess->id_str, next, holder->id,
-      (now - sess->acked_us) / 1000, n_copies - 1, best->id);
-  for (l = copies; l; l = l->next)
-    conn_hand (server, best, l->data);
-  g_list_free (copies);
-  conn_flush (server, best, &r);
-}
-
 /* What a connection can send at once, by the TCP_INFO last read: its
  * congestion window's room less what waits before it (negative: a new
  * frame waits for ACKs, up to an RTT). */
@@ -799,32 +746,132 @@ conn_send_room (ServerConn * sc)
       sc->info.notsent_bytes;
 }
 
-/* The active connection that would deliver a copy soonest (TCP_INFO read
- * now): most room in its window, then shortest RTT; not @holder. At 200 ms
- * RTT a copy that waits for a window misses a 0.5 s deadline. */
-static ServerConn *
-session_best_other_conn (ServerSession * sess, ServerConn * holder)
+/* Copies go where they arrive soonest: each to the active connection, not
+ * @holder and not one that holds that frame already, with the most room in
+ * its congestion window (TCP_INFO read now, less the copies it was just
+ * given), then the shortest RTT; one repairing a loss only when every other
+ * is. All of a stuck connection's frames on one thin connection would wait
+ * RTTs for its window (seen at 3% loss: 46 copies at once on one
+ * connection whose window held a few segments). Frees what finds no
+ * connection; returns how many were handed out, their bytes in @bytes;
+ * @closed: a flush closed one. */
+static guint
+session_spread_copies (MtcpServer * server, ServerSession * sess,
+    ServerConn * holder, GList * copies, gsize * bytes, gboolean * closed)
 {
-  ServerConn *best = NULL;
-  gint64 best_room = 0;
-  guint i;
+  guint n_conns = sess->conns->len, i, n = 0;
+  MtcpCopyTarget *t = g_new0 (MtcpCopyTarget, n_conns);
+  gboolean *touched = g_new0 (gboolean, n_conns);
+  GList *l;
 
-  for (i = 0; i < sess->conns->len; i++) {
+  *bytes = 0;
+  *closed = FALSE;
+  for (i = 0; i < n_conns; i++) {
     ServerConn *sc = g_ptr_array_index (sess->conns, i);
-    gint64 room;
     if (sc == holder)
       continue;
     mtcp_tcp_info_read (sc->conn->socket, &sc->info);
-    if (mtcp_tcp_info_in_loss_recovery (&sc->info))
-      continue;
-    room = conn_send_room (sc);
-    if (best == NULL || room > best_room || (room == best_room &&
-            sc->info.rtt_us < best->info.rtt_us)) {
-      best = sc;
-      best_room = room;
-    }
+    t[i].repairing = mtcp_tcp_info_in_loss_recovery (&sc->info);
+    t[i].room = conn_send_room (sc);
+    t[i].rtt_us = sc->info.rtt_us;
   }
-  return best;
+  for (l = copies; l; l = l->next) {
+    MtcpOutFrame *f = l->data;
+    ServerConn *sc;
+    gint best;
+
+    for (i = 0; i < n_conns; i++) {
+      sc = g_ptr_array_index (sess->conns, i);
+      t[i].excluded = sc == holder ||
+          mtcp_connection_holds_frame (sc->conn, f->seq);
+    }
+    best = mtcp_copy_target_pick (t, n_conns);
+    if (best < 0) {
+      mtcp_out_frame_free (f);
+      continue;
+    }
+    sc = g_ptr_array_index (sess->conns, best);
+    GST_LOG ("session %s: a copy of seq %" G_GUINT64_FORMAT " on connection "
+        "%u (room %" G_GINT64_FORMAT " bytes%s)", sess->id_str, f->seq, sc->id,
+        t[best].room, t[best].repairing ? ", repairing a loss" : "");
+    t[best].room -= mtcp_out_frame_size (f);
+    *bytes += mtcp_out_frame_size (f);
+    touched[best] = TRUE;
+    n++;
+    conn_hand (server, sc, f);
+  }
+  g_list_free (copies);
+  /* flushing may close one, which changes sess->conns: pointers first */
+  for (i = 0, l = NULL; i < n_conns; i++)
+    if (touched[i])
+      l = g_list_prepend (l, g_ptr_array_index (sess->conns, i));
+  for (copies = l; l; l = l->next) {
+    MtcpIoResult r;
+    if (!conn_flush (server, l->data, &r))
+      *closed = TRUE;
+  }
+  g_list_free (copies);
+  g_free (t);
+  g_free (touched);
+  return n;
+}
+
+/* The receiver waits behind a hole that has not moved for two of the
+ * holding connection's RTTs (200 ms at least): the frame is stuck in TCP
+ * retransmissions on that connection, which at a few % loss can take
+ * longer than the receiver's latency (RTO backoff). So is every later
+ * frame that connection holds (TCP delivers in order): copies of all of
+ * them go out at once on the other connections (session_spread_copies),
+ * rather than one hole and two RTTs at a time; the receiver drops
+ * whichever comes second. Again after as long if a copy is stuck too. */
+static void
+hedge_stuck_frame (MtcpServer * server, ServerSession * sess,
+    const MtcpFeedback * fb, gint64 now)
+{
+  guint64 next = sess->acked == MTCP_TIME_NONE ? 0 : sess->acked + 1;
+  ServerConn *holder;
+  gint64 since, wait;
+  guint i, n_copies, n;
+  gsize bytes;
+  gboolean closed;
+  GList *copies;
+
+  if (fb->buffered_bytes == 0)
+    return;                     /* no hole: nothing waits behind it */
+  since = sess->hedged_seq == next ? sess->hedged_us : sess->acked_us;
+  holder = session_holder (sess, next);
+  if (holder == NULL) {
+    /* frames leave in order, so one after the hole was handed out and the
+     * hole should be held somewhere: say so once it has waited long */
+    if (now - since >= HEDGE_MIN_WAIT_US)
+      GST_DEBUG ("session %s: receiver waits %" G_GINT64_FORMAT " ms for "
+          "seq %" G_GUINT64_FORMAT ", which no connection holds", sess->id_str,
+          (now - since) / 1000, next);
+    return;
+  }
+  wait = MAX (HEDGE_MIN_WAIT_US, 2 * (gint64) holder->info.rtt_us);
+  if (now - since < wait)
+    return;
+  for (i = 0; i < sess->conns->len; i++)
+    if (!mtcp_connection_holds_frame (((ServerConn *)
+                g_ptr_array_index (sess->conns, i))->conn, next))
+      break;
+  if (i == sess->conns->len) {
+    GST_DEBUG ("session %s: seq %" G_GUINT64_FORMAT " stuck on connection %u "
+        "for %" G_GINT64_FORMAT " ms, and every other one holds it already",
+        sess->id_str, next, holder->id, (now - since) / 1000);
+    return;
+  }
+  copies = mtcp_connection_copy_frames_from (holder->conn, next);
+  n_copies = g_list_length (copies);
+  sess->hedged_seq = next;
+  sess->hedged_us = now;
+  n = session_spread_copies (server, sess, holder, copies, &bytes, &closed);
+  sess->frames_hedged += n;
+  GST_DEBUG ("session %s: seq %" G_GUINT64_FORMAT " stuck on connection %u "
+      "for %" G_GINT64_FORMAT " ms: %u of it and the %u after it there again "
+      "on other connections (%" G_GSIZE_FORMAT " bytes)", sess->id_str, next,
+      holder->id, (now - sess->acked_us) / 1000, n, n_copies - 1, bytes);
 }
 
 /* A connection in loss recovery, or that got no ACK for longer than an
@@ -833,8 +880,8 @@ session_best_other_conn (ServerSession * sess, ServerConn * holder)
  * older than that, is stuck on a loss: each
  * frame it holds from there on, once its due time plus latency is one
  * slack plus half an RTT away (the receiver's deadline is a one-way delay
- * later: margin), leaves again on the connection that would deliver it
- * soonest. The receiver
+ * later: margin), leaves again on the connections that would deliver it
+ * soonest (session_spread_copies). The receiver
  * keeps whichever arrives first. Without the receiver's word, so in time
  * for short budgets; bounded by copy_overhead_percent. */
 static void
@@ -842,7 +889,6 @@ copy_frames_near_deadline (MtcpServer * server, ServerSession * sess,
     gint64 now)
 {
   GPtrArray *lists[] = { sess->conns, sess->retiring };
-  ServerConn *best = NULL;      /* found once a copy needs one */
   guint k, i;
 
   if (sess->latency_us == 0 || server->config.copy_overhead_percent == 0 ||
@@ -851,11 +897,11 @@ copy_frames_near_deadline (MtcpServer * server, ServerSession * sess,
   for (k = 0; k < G_N_ELEMENTS (lists); k++)
     for (i = 0; i < lists[k]->len; i++) {
       ServerConn *holder = g_ptr_array_index (lists[k], i);
-      GList *copies, *l;
-      MtcpIoResult r;
+      GList *copies, *l, *next;
       gint64 lead, first, stale;
-      guint n = 0;
-      gsize bytes = 0;
+      gsize taken = 0, bytes;
+      gboolean closed;
+      guint n;
 
       first = mtcp_connection_first_due (holder->conn);
       if (first == G_MAXINT64 || sess->copy_credit <= 0)
@@ -877,41 +923,34 @@ copy_frames_near_deadline (MtcpServer * server, ServerSession * sess,
         continue;
       copies = mtcp_connection_copy_frames_due (holder->conn,
           holder->info.bytes_acked, now - stale, now - sess->latency_us + lead);
-      if (copies && (best == NULL || best == holder))
-        best = session_best_other_conn (sess, holder);
-      if (best == NULL) {
-        /* every other one is repairing a loss: TCP has to make it */
-        g_list_free_full (copies, (GDestroyNotify) mtcp_out_frame_free);
-        continue;
-      }
-      for (l = copies; l; l = l->next) {
+      for (l = copies; l; l = next) {
         MtcpOutFrame *f = l->data;
-        gsize size = mtcp_out_frame_size (f);
+        next = l->next;
         if (sess->copy_credit <= 0) {
+          /* over the overhead: TCP has to make it */
           mtcp_out_frame_free (f);
-          continue;             /* over the overhead: TCP has to make it */
+          copies = g_list_delete_link (copies, l);
+          continue;
         }
-        sess->copy_credit -= size;
-        bytes += size;
-        n++;
+        sess->copy_credit -= mtcp_out_frame_size (f);
+        taken += mtcp_out_frame_size (f);
         GST_LOG ("session %s: seq %" G_GUINT64_FORMAT " due in %"
-            G_GINT64_FORMAT " ms, unacknowledged on connection %u: a copy "
-            "on connection %u", sess->id_str, f->seq,
-            (f->due_us + sess->latency_us - now) / 1000, holder->id, best->id);
-        conn_hand (server, best, f);
+            G_GINT64_FORMAT " ms, unacknowledged on connection %u: a copy",
+            sess->id_str, f->seq, (f->due_us + sess->latency_us - now) / 1000,
+            holder->id);
       }
-      g_list_free (copies);
-      if (n == 0)
+      if (copies == NULL)
         continue;
+      n = session_spread_copies (server, sess, holder, copies, &bytes, &closed);
+      sess->copy_credit += taken - bytes;       /* what found no connection */
       sess->frames_copied += n;
       sess->bytes_copied += bytes;
       GST_DEBUG ("session %s: %u frames (%" G_GSIZE_FORMAT " bytes) near "
           "their deadline on connection %u (rtt %u ms, %u lost) copied to "
-          "connection %u", sess->id_str, n, bytes, holder->id,
-          holder->info.rtt_us / 1000, holder->info.lost, best->id);
-      conn_flush (server, best, &r);
-      if (best->session == NULL || sess->conns->len < 2)
-        return;                 /* the flush closed one */
+          "the others", sess->id_str, n, bytes, holder->id,
+          holder->info.rtt_us / 1000, holder->info.lost);
+      if (closed)
+        return;                 /* the lists changed under us */
     }
 }
 

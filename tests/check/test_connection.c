@@ -207,6 +207,45 @@ GST_START_TEST (test_hedged_frames_not_copied_again)
 
 GST_END_TEST;
 
+/* Where copies go: the most room, a connection repairing a loss only when
+ * every other is, never an excluded one; handing a copy out takes its size
+ * from the room, so a run of copies spreads over the connections. */
+GST_START_TEST (test_copy_target_most_room_not_repairing)
+{
+  MtcpCopyTarget t[4] = {
+    {30000, 100000, FALSE, TRUE},       /* the holder */
+    {8000, 100000, FALSE, FALSE},
+    {12000, 120000, FALSE, FALSE},
+    {50000, 90000, TRUE, FALSE},        /* most room, but repairing */
+  };
+  guint picks[4] = { 0 }, i;
+  gint best;
+
+  fail_unless_equals_int (mtcp_copy_target_pick (t, 4), 2);
+  /* five 4 kB copies: 12 kB, 8 kB, 8 kB (the lower RTT), 4 kB, 4 kB */
+  for (i = 0; i < 5; i++) {
+    best = mtcp_copy_target_pick (t, 4);
+    fail_unless (best == 1 || best == 2);
+    picks[best]++;
+    t[best].room -= 4000;
+  }
+  fail_unless_equals_int (picks[1], 2);
+  fail_unless_equals_int (picks[2], 3);
+  /* equal room: the shorter RTT */
+  t[1].room = t[2].room = 0;
+  fail_unless_equals_int (mtcp_copy_target_pick (t, 4), 1);
+  /* every other one repairing: the repairing one with the most room */
+  t[1].repairing = t[2].repairing = TRUE;
+  fail_unless_equals_int (mtcp_copy_target_pick (t, 4), 3);
+  /* every one excluded (each has the frame already): none */
+  for (i = 0; i < 4; i++)
+    t[i].excluded = TRUE;
+  fail_unless_equals_int (mtcp_copy_target_pick (t, 4), -1);
+  fail_unless_equals_int (mtcp_copy_target_pick (t, 0), -1);
+}
+
+GST_END_TEST;
+
 static Suite *
 connection_suite (void)
 {
@@ -217,6 +256,7 @@ connection_suite (void)
   tcase_add_test (tc, test_frames_carry_due_time);
   tcase_add_test (tc, test_copies_what_tcp_has_not_delivered_near_deadline);
   tcase_add_test (tc, test_hedged_frames_not_copied_again);
+  tcase_add_test (tc, test_copy_target_most_room_not_repairing);
   return s;
 }
 
