@@ -229,7 +229,8 @@ gst_multi_tcp_sink_set_property (GObject * object, guint prop_id,
   }
   limits = limits_locked (self);
   scheduler = self->scheduler;
-  server = self->server;
+  /* a reference: stop () may drop the element's meanwhile */
+  server = self->server ? mtcp_server_ref (self->server) : NULL;
   GST_OBJECT_UNLOCK (self);
 
   /* outside the object lock: the server's thread posts messages */
@@ -237,6 +238,8 @@ gst_multi_tcp_sink_set_property (GObject * object, guint prop_id,
     mtcp_server_set_limits (server, &limits);
   if (server && scheduler_changed)
     mtcp_server_set_scheduler (server, scheduler);
+  if (server)
+    mtcp_server_unref (server);
 }
 
 static void
@@ -248,11 +251,14 @@ gst_multi_tcp_sink_get_property (GObject * object, guint prop_id,
   if (prop_id == PROP_STATS) {
     MtcpServer *server;
     GST_OBJECT_LOCK (self);
-    server = self->server;
+    /* a reference: stop () may drop the element's meanwhile */
+    server = self->server ? mtcp_server_ref (self->server) : NULL;
     GST_OBJECT_UNLOCK (self);
     /* outside the object lock: the server's thread posts messages */
     g_value_take_boxed (value, server ? mtcp_server_get_stats (server) :
         gst_structure_new_empty ("multitcpsink-stats"));
+    if (server)
+      mtcp_server_unref (server);
     return;
   }
 
@@ -308,9 +314,6 @@ gst_multi_tcp_sink_get_property (GObject * object, guint prop_id,
       break;
     case PROP_COPY_OVERHEAD:
       g_value_set_uint (value, self->copy_overhead);
-      break;
-    case PROP_PASSPHRASE:
-      g_value_set_string (value, self->passphrase);
       break;
     case PROP_TLS:
       g_value_set_boolean (value, self->tls);
@@ -423,7 +426,7 @@ gst_multi_tcp_sink_start (GstBaseSink * bsink)
             config.port), ("%s", err->message));
     g_free (config.host);
     g_error_free (err);
-    mtcp_server_free (server);
+    mtcp_server_unref (server);
     return FALSE;
   }
   g_free (config.host);
@@ -449,8 +452,11 @@ gst_multi_tcp_sink_stop (GstBaseSink * bsink)
   self->server = NULL;
   self->current_port = 0;
   GST_OBJECT_UNLOCK (self);
-  if (server)
-    mtcp_server_free (server);
+  if (server) {
+    /* its sockets close now, whoever still holds a reference */
+    mtcp_server_stop (server);
+    mtcp_server_unref (server);
+  }
   return TRUE;
 }
 
@@ -569,7 +575,9 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
   g_object_class_install_property (gobject_class, PROP_MAX_SESSION_BYTES,
       g_param_spec_uint64 ("max-session-bytes", "Max session bytes",
           "Bytes a session may fall behind before it skips to the latest "
-          "keyframe (live) or holds upstream back (not live); 0 = unlimited",
+          "keyframe (live) or holds upstream back (not live), and the most "
+          "it keeps of what its receiver has not acknowledged; 0 = unlimited "
+          "lag, 32 MiB kept",
           0, G_MAXUINT64, DEFAULT_MAX_SESSION_BYTES,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_MAX_SESSION_LAG,
@@ -631,8 +639,8 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_PASSPHRASE,
       g_param_spec_string ("passphrase", "Passphrase",
-          "Receivers must prove they know it (HMAC-SHA256 challenge on every connection) to get or join a session; empty = anyone may connect", NULL,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+          "Receivers must prove they know it, and the sink proves it to them (PBKDF2 key, HMAC-SHA256 challenge on every connection), to get or join a session; empty = anyone may connect. Write-only", NULL,
+          G_PARAM_WRITABLE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_TLS,
       g_param_spec_boolean ("tls", "TLS",
           "TLS on every connection (receivers need tls=true too)", FALSE,
@@ -662,8 +670,9 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
           "A frame held by a connection stuck on a loss (TCP in loss "
           "recovery there, or no ACK for longer than RTT + 4 RTTVAR) goes "
           "out again, one RTT plus 60 ms before the receiver's deadline, on "
-          "the connections that would deliver it soonest; such copies cost "
-          "at most this percentage of the stream (0 = none; read when the "
+          "the connections that would deliver it soonest; such copies, and "
+          "those of a frame the receiver waits for (hedges), cost at most "
+          "this percentage of the stream together (0 = none; read when the "
           "sink starts)", 0, 100,
           DEFAULT_COPY_OVERHEAD, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_STATS,

@@ -403,9 +403,6 @@ gst_multi_tcp_src_get_property (GObject * object, guint prop_id,
     case PROP_IDLE_TIMEOUT:
       g_value_set_uint (value, self->idle_timeout);
       break;
-    case PROP_PASSPHRASE:
-      g_value_set_string (value, self->passphrase);
-      break;
     case PROP_LOCAL_ADDRESSES:
       g_value_set_string (value, self->local_addresses);
       break;
@@ -740,8 +737,8 @@ gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
           DEFAULT_RTT_REPORTS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_PASSPHRASE,
       g_param_spec_string ("passphrase", "Passphrase",
-          "Proven to a sink that asks for one (HMAC-SHA256 challenge on every connection); a wrong one is an error, not retried", NULL,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+          "Proven to a sink that asks for one, which must prove it too (PBKDF2 key, HMAC-SHA256 challenge on every connection); a wrong one, or a sink that does not prove it, is an error, not retried. Write-only", NULL,
+          G_PARAM_WRITABLE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_TLS,
       g_param_spec_boolean ("tls", "TLS",
           "TLS on every connection (the sink needs tls=true too)", FALSE,

@@ -5,6 +5,7 @@
 #include "mtcpclient.h"
 #include "mtcpconnection.h"
 #include "mtcpprotocol.h"
+#include "mtcpauth.h"
 #include "mtcpreorder.h"
 #include "mtcptcpinfo.h"
 #include "mtcpiothread.h"
@@ -35,6 +36,22 @@ GST_DEBUG_CATEGORY_STATIC (mtcp_client_debug);
 /* clock skew: minima of 1 s windows, a line through the last 60 */
 #define SKEW_WINDOW GST_SECOND
 #define SKEW_WINDOWS 60
+/* a sender timestamp beyond this (146 years) is a protocol error, and
+ * mapped times saturate here: sums with them cannot overflow a gint64 */
+#define MAX_TIME (G_MAXINT64 / 2)
+/* a deadline may lie at most this much beyond latency ahead of arrival: a
+ * sender whose clock jumps, or lies, cannot make a gap wait longer */
+#define HORIZON_MARGIN GST_SECOND
+/* the reorder buffer holds at most (latency + margin) of a stream this
+ * fast, and no less than MIN_HELD_BYTES or four of the largest frames */
+#define MAX_HELD_RATE (G_GUINT64_CONSTANT (1000000000) / 8)       /* bytes/s */
+#define MIN_HELD_BYTES (G_GUINT64_CONSTANT (32) << 20)
+#define MAX_HELD_BYTES (G_GUINT64_CONSTANT (1) << 30)
+/* REPORT values beyond these are not a real sink's: clamped on arrival so
+ * the controllers' arithmetic stays in range */
+#define MAX_REPORT_BITRATE G_GUINT64_CONSTANT (100000000000)    /* 100 Gbit/s */
+#define MAX_REPORT_RTT_US (60 * G_USEC_PER_SEC)
+#define MAX_REPORT_BYTES (G_MAXUINT64 / 4)
 
 typedef enum {
   CONN_CONNECTING,
@@ -73,6 +90,12 @@ typedef struct {
   guint window_bytes;           /* TCP_WINDOW_CLAMP we set, 0 = none */
   gboolean fresh;               /* asks for a new session: the old one is gone */
   gint local;                   /* index into client->locals, -1 = any */
+  /* the passphrase handshake on this connection */
+  gboolean challenged;          /* answered a CHALLENGE, no PROOF yet */
+  gboolean sink_proven;         /* the sink's PROOF was right */
+  MtcpHello auth_hello;         /* the HELLO both proofs cover */
+  guint8 sink_nonce[MTCP_NONCE_SIZE];
+  guint8 own_nonce[MTCP_NONCE_SIZE];
 } ClientConn;
 
 struct _MtcpClient {
@@ -98,6 +121,9 @@ struct _MtcpClient {
   gint64 next_open_us;          /* backoff: no new connection before this */
   GPtrArray *locals;            /* GSocketAddress to bind to, spread evenly */
   MtcpTlsConfig tls;            /* .server_name set: TLS on */
+  /* the passphrase's key for the salt and rounds the sink asked for last:
+   * derived once, not per connection */
+  MtcpAuthKey auth_key;
   gboolean session_gone;        /* the sink no longer knows our session */
   gboolean reset_discont;       /* the next release starts a new stream */
   guint64 reconnects;
@@ -147,8 +173,12 @@ struct _MtcpClient {
 
 static void client_close_conn (MtcpClient * client, ClientConn * cc,
     const gchar * why);
-static MtcpOutFrame *answer_challenge (MtcpClient * client, gboolean join,
+static MtcpOutFrame *answer_challenge (MtcpClient * client, ClientConn * cc,
+    gboolean join, const guint8 * body, gsize size, gchar ** err);
+static gboolean check_proof (MtcpClient * client, ClientConn * cc,
     const guint8 * body, gsize size, gchar ** err);
+static gboolean sink_may_welcome (MtcpClient * client, ClientConn * cc,
+    gchar ** err);
 
 GstClockTime
 mtcp_client_now (void)
@@ -168,6 +198,25 @@ item_free (MtcpItem * item)
 {
   mtcp_item_clear (item);
   g_free (item);
+}
+
+/* How far ahead of arrival a deadline may lie. No lock. */
+static GstClockTime
+deadline_horizon (const MtcpClientConfig * config)
+{
+  return MIN (config->latency, MAX_TIME) + HORIZON_MARGIN;
+}
+
+/* The reorder buffer's byte cap (see MAX_HELD_RATE). No lock. */
+static guint64
+held_bytes_cap (const MtcpClientConfig * config)
+{
+  guint64 cap;
+
+  cap = gst_util_uint64_scale (deadline_horizon (config), MAX_HELD_RATE,
+      GST_SECOND);
+  cap = CLAMP (cap, MIN_HELD_BYTES, MAX_HELD_BYTES);
+  return MAX (cap, (guint64) 4 * config->max_frame);
 }
 
 MtcpClient *
@@ -194,6 +243,8 @@ mtcp_client_new (const MtcpClientConfig * config,
   g_cond_init (&client->cond);
   client->reorder = mtcp_reorder_new (REORDER_WINDOW,
       (GDestroyNotify) item_free);
+  mtcp_reorder_set_limits (client->reorder, held_bytes_cap (&client->config),
+      deadline_horizon (&client->config));
   client->window.measured = -1;
   client->skew = mtcp_skew_new (SKEW_WINDOW, SKEW_WINDOWS);
   return client;
@@ -239,9 +290,22 @@ client_fail (MtcpClient * client, GError * error)
 
 /* ---- frames from the sink ---- */
 
+/* a + b saturated to [0, MAX_TIME]. No lock. */
+static gint64
+add_time (gint64 a, gint64 b)
+{
+  gint64 t;
+
+  if (__builtin_add_overflow (a, b, &t))
+    return a > 0 ? MAX_TIME : 0;
+  return CLAMP (t, 0, MAX_TIME);
+}
+
 /* The first timestamp fixes the mapping: it is due `latency` from now.
  * From there the skew estimate moves it as the sender's clock runs faster
- * or slower than ours, so deadlines keep their distance to arrivals. */
+ * or slower than ours, so deadlines keep their distance to arrivals.
+ * Called with the lock. @sender_time <= MAX_TIME or MTCP_TIME_NONE
+ * (handle_buffer refuses others); the result saturates at MAX_TIME. */
 static GstClockTime
 to_local (MtcpClient * client, guint64 sender_time, GstClockTime now)
 {
@@ -250,16 +314,17 @@ to_local (MtcpClient * client, guint64 sender_time, GstClockTime now)
   if (sender_time == MTCP_TIME_NONE)
     return GST_CLOCK_TIME_NONE;
   if (!client->mapped) {
-    client->time_offset = (gint64) now - (gint64) sender_time;
+    /* both in [0, MAX_TIME]: no overflow */
+    client->time_offset = (gint64) MIN (now, MAX_TIME) - (gint64) sender_time;
     client->mapped = TRUE;
     mtcp_skew_reset (client->skew);
     GST_DEBUG ("sender time %" GST_TIME_FORMAT " maps to local %"
         GST_TIME_FORMAT, GST_TIME_ARGS (sender_time), GST_TIME_ARGS (now));
   }
-  t = (gint64) sender_time + client->time_offset;
+  t = add_time ((gint64) sender_time, client->time_offset);
   if (client->config.drift_correction)
-    t += mtcp_skew_correction (client->skew, sender_time);
-  return t < 0 ? 0 : (GstClockTime) t;
+    t = add_time (t, mtcp_skew_correction (client->skew, sender_time));
+  return (GstClockTime) t;
 }
 
 static GstClockTime
@@ -293,6 +358,12 @@ hold_item (MtcpClient * client, ClientConn * cc, MtcpItem * item,
       GST_WARNING ("seq %" G_GUINT64_FORMAT " is beyond the reorder window",
           item->seq);
       break;
+    case MTCP_REORDER_FULL:
+      /* counted in the reorder stats (buffers-overflow) */
+      client->payload_received += size;
+      GST_LOG ("seq %" G_GUINT64_FORMAT " on connection %u: reorder buffer "
+          "full", item->seq, cc->index);
+      break;
   }
   item_free (item);
 }
@@ -312,6 +383,13 @@ handle_buffer (MtcpClient * client, ClientConn * cc, guint8 type,
           &payload, err) : !mtcp_parse_buffer (body, size, &info, &payload,
           err))
     return FALSE;
+  if ((info.pts != MTCP_TIME_NONE && info.pts > MAX_TIME) ||
+      (info.dts != MTCP_TIME_NONE && info.dts > MAX_TIME) ||
+      (info.duration != MTCP_TIME_NONE && info.duration > MAX_TIME)) {
+    *err = g_strdup_printf ("seq %" G_GUINT64_FORMAT ": a timestamp beyond %"
+        GST_TIME_FORMAT, info.seq, GST_TIME_ARGS (MAX_TIME));
+    return FALSE;
+  }
   buf = gst_buffer_new_memdup (payload, info.payload_size);
   GST_BUFFER_FLAGS (buf) = mtcp_buffer_flags_from_wire (info.flags);
   /* DTS first: it is the earlier of the two and decides decode order */
@@ -328,6 +406,8 @@ handle_buffer (MtcpClient * client, ClientConn * cc, guint8 type,
     GST_BUFFER_DURATION (buf) = info.duration;
   if (ref != MTCP_TIME_NONE) {
     GstClockTime local = to_local (client, ref, now);
+    /* local <= MAX_TIME, latency a guint of ms: no wrap; the reorder buffer
+     * pulls it in to the horizon */
     deadline = local + client->config.latency - release_margin (client);
   }
   cc->buffers_received++;
@@ -365,7 +445,10 @@ handle_caps (MtcpClient * client, ClientConn * cc, const guint8 * body,
   item->kind = MTCP_ITEM_CAPS;
   item->seq = seq;
   item->caps = caps;
-  hold_item (client, cc, item, GST_CLOCK_TIME_NONE, now, 0);
+  /* no timestamp, but a gap before it must not hold it forever; its text
+   * counts towards the byte cap */
+  hold_item (client, cc, item, now + deadline_horizon (&client->config), now,
+      size);
   return TRUE;
 }
 
@@ -382,11 +465,28 @@ note_sender_backlog (MtcpClient * client)
     if (!cc->report_us)
       continue;
     queued = MAX (queued, cc->report.backlog_bytes);
-    unsent += cc->report.unsent_bytes;
+    /* each is at most G_MAXUINT64 / 4 (sanitize_report): saturate the sum */
+    unsent = MIN (unsent + cc->report.unsent_bytes, MAX_REPORT_BYTES);
   }
   client->interval_backlog = MAX (client->interval_backlog, queued + unsent);
 }
 
+/* Clamps what the controllers compute with to what a real sink reports:
+ * doubles from these are cast back to integers. No lock. */
+static void
+sanitize_report (MtcpReport * r)
+{
+  r->stream_bitrate = MIN (r->stream_bitrate, MAX_REPORT_BITRATE);
+  r->backlog_bytes = MIN (r->backlog_bytes, MAX_REPORT_BYTES);
+  r->unsent_bytes = MIN (r->unsent_bytes, MAX_REPORT_BYTES);
+  r->bytes_acked = MIN (r->bytes_acked, MAX_REPORT_BYTES);
+  r->rtt_us = MIN (r->rtt_us, MAX_REPORT_RTT_US);
+  r->rttvar_us = MIN (r->rttvar_us, MAX_REPORT_RTT_US);
+  if (r->snd_mss != 0)
+    r->snd_mss = CLAMP (r->snd_mss, 64, 65535);
+}
+
+/* Called with the lock. */
 static gboolean
 handle_data_frame (MtcpClient * client, ClientConn * cc,
     const MtcpFrameHeader * hdr, const guint8 * body, GstClockTime now,
@@ -408,7 +508,8 @@ handle_data_frame (MtcpClient * client, ClientConn * cc,
       item = g_new0 (MtcpItem, 1);
       item->kind = MTCP_ITEM_EOS;
       item->seq = seq;
-      hold_item (client, cc, item, GST_CLOCK_TIME_NONE, now, 0);
+      hold_item (client, cc, item, now + deadline_horizon (&client->config),
+          now, 0);
       return TRUE;
     }
     case MTCP_FRAME_SKIP:{
@@ -417,13 +518,22 @@ handle_data_frame (MtcpClient * client, ClientConn * cc,
         return FALSE;
       GST_DEBUG ("sender skipped seq %" G_GUINT64_FORMAT "..%"
           G_GUINT64_FORMAT, skip.first_seq, skip.end_seq);
-      mtcp_reorder_skip_range (client->reorder, skip.first_seq, skip.end_seq);
+      if (!mtcp_reorder_skip_range (client->reorder, skip.first_seq,
+              skip.end_seq)) {
+        g_cond_broadcast (&client->cond);
+        *err = g_strdup_printf ("SKIP %" G_GUINT64_FORMAT "..%"
+            G_GUINT64_FORMAT " starts beyond the reorder window or exceeds "
+            "%u outstanding ranges", skip.first_seq, skip.end_seq,
+            MTCP_REORDER_MAX_RANGES);
+        return FALSE;
+      }
       g_cond_broadcast (&client->cond);
       return TRUE;
     }
     case MTCP_FRAME_REPORT:
       if (!mtcp_parse_report (body, hdr->length, &cc->report, err))
         return FALSE;
+      sanitize_report (&cc->report);
       cc->report_us = g_get_monotonic_time ();
       note_sender_backlog (client);
       return TRUE;
@@ -443,6 +553,17 @@ handle_data_frame (MtcpClient * client, ClientConn * cc,
       GST_DEBUG ("skipping frame of unknown type 0x%02x", hdr->type);
       return TRUE;
   }
+}
+
+/* client->lock held. The passphrase handshake failed: a passphrase that
+ * does not work now will not later, so no retries. Returns FALSE. */
+static gboolean
+auth_failed (MtcpClient * client, const gchar * why)
+{
+  client->gave_up = TRUE;
+  client_fail (client, g_error_new (G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+          "%s", why));
+  return FALSE;
 }
 
 static gboolean
@@ -469,17 +590,20 @@ handle_welcome (MtcpClient * client, ClientConn * cc,
     return FALSE;
   }
   if (hdr->type == MTCP_FRAME_CHALLENGE) {
-    MtcpOutFrame *f = answer_challenge (client, !cc->fresh, body, hdr->length,
-        err);
-    if (f == NULL) {
-      client->gave_up = TRUE;
-      client_fail (client, g_error_new (G_IO_ERROR,
-              G_IO_ERROR_PERMISSION_DENIED, "%s", *err));
-      return FALSE;
-    }
+    MtcpOutFrame *f = answer_challenge (client, cc, !cc->fresh, body,
+        hdr->length, err);
+    if (f == NULL)
+      return auth_failed (client, *err);
     mtcp_connection_queue (cc->conn, f);
-    return TRUE;                /* WELCOME comes once the sink checked it */
+    return TRUE;                /* PROOF, WELCOME once the sink checked it */
   }
+  if (hdr->type == MTCP_FRAME_PROOF) {
+    if (!check_proof (client, cc, body, hdr->length, err))
+      return auth_failed (client, *err);
+    return TRUE;
+  }
+  if (hdr->type == MTCP_FRAME_WELCOME && !sink_may_welcome (client, cc, err))
+    return auth_failed (client, *err);
   if (hdr->type != MTCP_FRAME_WELCOME) {
     *err = g_strdup_printf ("expected WELCOME, got %s",
         mtcp_frame_type_name (hdr->type));
@@ -555,7 +679,8 @@ make_hello (MtcpClient * client, gboolean join, MtcpHello * hello)
   hello->magic = MTCP_MAGIC;
   hello->version = MTCP_VERSION;
   hello->flags = (join ? MTCP_HELLO_FLAG_JOIN : 0) |
-      MTCP_HELLO_FLAG_BUFFER_DELTA | MTCP_HELLO_FLAG_COMPACT;
+      MTCP_HELLO_FLAG_BUFFER_DELTA | MTCP_HELLO_FLAG_COMPACT |
+      MTCP_HELLO_FLAG_MUTUAL_AUTH;
   hello->latency_ms = (guint32) MIN (client->config.latency / GST_MSECOND,
       G_MAXUINT32);
   if (join)
@@ -564,28 +689,105 @@ make_hello (MtcpClient * client, gboolean join, MtcpHello * hello)
     memset (hello->session_id, 0, MTCP_SESSION_ID_SIZE);
 }
 
-/* The answer to a CHALLENGE, or FALSE with *err when we have no passphrase. */
+/* client->lock held, or the I/O thread not running yet. The answer to a
+ * CHALLENGE on @cc, or NULL with *err: no passphrase here, a key too weak
+ * or too costly, a second CHALLENGE. Derives the key when the sink's salt
+ * or rounds are new (tens of ms: once per sink, not per connection). */
 static MtcpOutFrame *
-answer_challenge (MtcpClient * client, gboolean join, const guint8 * body,
-    gsize size, gchar ** err)
+answer_challenge (MtcpClient * client, ClientConn * cc, gboolean join,
+    const guint8 * body, gsize size, gchar ** err)
 {
-  guint8 nonce[MTCP_NONCE_SIZE], mac[MTCP_MAC_SIZE];
-  MtcpHello hello;
+  MtcpChallenge challenge;
+  MtcpAuth auth;
   MtcpOutFrame *f;
+  GError *error = NULL;
 
-  if (!mtcp_parse_secret32 (body, size, nonce, err))
+  if (!mtcp_parse_challenge (body, size, &challenge, err))
     return NULL;
   if (client->config.passphrase == NULL || *client->config.passphrase == 0) {
     *err = g_strdup_printf ("the sink at %s:%u requires a passphrase",
         client->config.host, client->config.port);
     return NULL;
   }
-  make_hello (client, join, &hello);
-  mtcp_auth_compute (client->config.passphrase, nonce, &hello, mac);
+  if (cc->challenged || cc->sink_proven) {
+    *err = g_strdup_printf ("the sink at %s:%u sent a second CHALLENGE",
+        client->config.host, client->config.port);
+    return NULL;
+  }
+  if (challenge.iterations < MTCP_AUTH_ITERATIONS_MIN ||
+      challenge.iterations > MTCP_AUTH_ITERATIONS_MAX) {
+    *err = g_strdup_printf ("the sink at %s:%u asks for a key of %u rounds, "
+        "outside %u..%u: refusing to prove the passphrase to it",
+        client->config.host, client->config.port, challenge.iterations,
+        MTCP_AUTH_ITERATIONS_MIN, MTCP_AUTH_ITERATIONS_MAX);
+    return NULL;
+  }
+  if (!mtcp_random_bytes (auth.nonce, MTCP_NONCE_SIZE, &error)) {
+    *err = g_strdup (error->message);
+    g_error_free (error);
+    return NULL;
+  }
+  if (!mtcp_auth_key_matches (&client->auth_key, challenge.salt,
+          challenge.iterations)) {
+    gint64 t0 = g_get_monotonic_time ();
+    mtcp_auth_key_derive (&client->auth_key, client->config.passphrase,
+        challenge.salt, challenge.iterations);
+    GST_INFO ("derived the passphrase key (%u rounds) in %" G_GINT64_FORMAT
+        " ms", challenge.iterations, (g_get_monotonic_time () - t0) / 1000);
+  }
+  make_hello (client, join, &cc->auth_hello);
+  memcpy (cc->sink_nonce, challenge.nonce, MTCP_NONCE_SIZE);
+  memcpy (cc->own_nonce, auth.nonce, MTCP_NONCE_SIZE);
+  mtcp_auth_proof (&client->auth_key, MTCP_AUTH_ROLE_RECEIVER, cc->sink_nonce,
+      cc->own_nonce, &cc->auth_hello, auth.mac);
+  cc->challenged = TRUE;
   f = mtcp_out_frame_new ();
   f->type = MTCP_FRAME_AUTH;
-  f->head_size = mtcp_write_auth (f->head, sizeof (f->head_inline), mac);
+  f->head_size = mtcp_write_auth (f->head, sizeof (f->head_inline), &auth);
   return f;
+}
+
+/* client->lock held, or the I/O thread not running yet. The sink's PROOF
+ * on @cc: FALSE with *err unless it answers our AUTH and is right. */
+static gboolean
+check_proof (MtcpClient * client, ClientConn * cc, const guint8 * body,
+    gsize size, gchar ** err)
+{
+  guint8 mac[MTCP_MAC_SIZE], expected[MTCP_MAC_SIZE];
+
+  if (!cc->challenged) {
+    *err = g_strdup_printf ("the sink at %s:%u sent PROOF unasked",
+        client->config.host, client->config.port);
+    return FALSE;
+  }
+  if (!mtcp_parse_proof (body, size, mac, err))
+    return FALSE;
+  mtcp_auth_proof (&client->auth_key, MTCP_AUTH_ROLE_SINK, cc->sink_nonce,
+      cc->own_nonce, &cc->auth_hello, expected);
+  if (!mtcp_bytes_equal_ct (mac, expected, MTCP_MAC_SIZE)) {
+    *err = g_strdup_printf ("the sink at %s:%u does not know the passphrase "
+        "(its proof is wrong)", client->config.host, client->config.port);
+    return FALSE;
+  }
+  cc->challenged = FALSE;
+  cc->sink_proven = TRUE;
+  return TRUE;
+}
+
+/* client->lock held, or the I/O thread not running yet. With a passphrase,
+ * only a sink that proved it on @cc may let the connection in: else any
+ * listener could feed us a stream. */
+static gboolean
+sink_may_welcome (MtcpClient * client, ClientConn * cc, gchar ** err)
+{
+  if (client->config.passphrase == NULL || *client->config.passphrase == 0 ||
+      cc->sink_proven)
+    return TRUE;
+  *err = g_strdup_printf ("the sink at %s:%u did not prove it knows the "
+      "passphrase (%s): refusing it", client->config.host,
+      client->config.port, cc->challenged ? "no PROOF before WELCOME" :
+      "it never sent a CHALLENGE");
+  return FALSE;
 }
 
 static void
@@ -1388,6 +1590,8 @@ build_stats (MtcpClient * client)
       "buffers-skipped", G_TYPE_UINT64, rs.skipped,
       "buffers-sender-dropped", G_TYPE_UINT64, rs.sender_skipped,
       "buffers-duplicate", G_TYPE_UINT64, client->duplicates,
+      "buffers-overflow", G_TYPE_UINT64, rs.overflow,
+      "skip-ranges", G_TYPE_UINT, mtcp_reorder_n_ranges (client->reorder),
       "late-fraction", G_TYPE_DOUBLE, late_fraction,
       "skew", G_TYPE_DOUBLE, mtcp_skew_get_ppm (client->skew),
       "skew-valid", G_TYPE_BOOLEAN, mtcp_skew_is_valid (client->skew),
@@ -1533,7 +1737,8 @@ connect_first (MtcpClient * client, GCancellable * cancellable,
           error))
     goto failed;
   if (hdr.type == MTCP_FRAME_CHALLENGE) {
-    MtcpOutFrame *f = answer_challenge (client, FALSE, body, hdr.length, &err);
+    MtcpOutFrame *f = answer_challenge (client, cc, FALSE, body, hdr.length,
+        &err);
     if (f == NULL) {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED, "%s", err);
       goto failed;
@@ -1544,6 +1749,15 @@ connect_first (MtcpClient * client, GCancellable * cancellable,
             cancellable, error))
       goto failed;
   }
+  if (hdr.type == MTCP_FRAME_PROOF) {
+    if (!check_proof (client, cc, body, hdr.length, &err)) {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED, "%s", err);
+      goto failed;
+    }
+    if (!mtcp_connection_read_frame_blocking (cc->conn, &hdr, &body,
+            cancellable, error))
+      goto failed;
+  }
   if (hdr.type == MTCP_FRAME_REFUSE) {
     MtcpRefuse refuse;
     if (mtcp_parse_refuse (body, hdr.length, &refuse, &err))
@@ -1551,6 +1765,10 @@ connect_first (MtcpClient * client, GCancellable * cancellable,
           "refused by the sink: %s", refuse.reason);
     else
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s", err);
+    goto failed;
+  }
+  if (hdr.type == MTCP_FRAME_WELCOME && !sink_may_welcome (client, cc, &err)) {
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED, "%s", err);
     goto failed;
   }
   if (hdr.type != MTCP_FRAME_WELCOME ||

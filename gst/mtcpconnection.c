@@ -10,6 +10,9 @@
 GST_DEBUG_CATEGORY_STATIC (mtcp_connection_debug);
 #define GST_CAT_DEFAULT mtcp_connection_debug
 
+/* handshakes of freed connections whose callback has not run yet */
+static gint orphaned_handshakes;
+
 static void
 mtcp_connection_debug_init (void)
 {
@@ -143,6 +146,9 @@ mtcp_buffer_flags_from_wire (guint32 wire)
 /* What a TLS handshake in flight knows of its connection. */
 struct _MtcpTlsPending {
   MtcpConnection *conn;         /* NULL once the connection is gone */
+  GCancellable *cancellable;    /* cancelled when the connection is freed */
+  GSocket *socket;              /* the freed connection's, shut down: closed
+                                 * once GLib's worker is done with it */
 };
 
 /* ---- the connection's GSource: one fd, condition changed in place ---- */
@@ -186,6 +192,9 @@ mtcp_connection_new (GSocket * socket, guint32 max_body)
   conn->socket = g_object_ref (socket);
   conn->reader = mtcp_frame_reader_new (max_body);
   g_queue_init (&conn->out);
+  conn->waiting = g_sequence_new (NULL);
+  conn->held_seqs = g_hash_table_new_full (g_int64_hash, g_int64_equal,
+      NULL, g_free);
   conn->created_us = g_get_monotonic_time ();
   {
     MtcpTcpInfo info;
@@ -272,30 +281,121 @@ mtcp_connection_free (MtcpConnection * conn)
   if (conn == NULL)
     return;
   mtcp_connection_detach (conn);
-  if (conn->tls_pending)
-    conn->tls_pending->conn = NULL;     /* the handshake's callback frees it */
   g_clear_object (&conn->tls);
   g_clear_error (&conn->tls_error);
+  g_sequence_free (conn->waiting);
+  g_hash_table_destroy (conn->held_seqs);
   g_queue_clear_full (&conn->out, (GDestroyNotify) mtcp_out_frame_free);
   g_queue_clear_full (&conn->sent, (GDestroyNotify) mtcp_out_frame_free);
-  /* unread input makes close () send a reset, which can destroy data still
-   * on its way to the peer: read what is there first */
-  {
+  if (conn->tls_pending) {
+    MtcpTlsPending *pending = conn->tls_pending;
+
+    /* GLib's worker thread waits on the socket for a peer that may never
+     * speak: cancel, and shut down so that it (and the peer) see the end
+     * now; closing the fd under it could have it read a reused one, so the
+     * handshake's callback closes it once the worker returned */
+    pending->conn = NULL;
+    g_atomic_int_inc (&orphaned_handshakes);
+    g_cancellable_cancel (pending->cancellable);
+    g_socket_shutdown (conn->socket, TRUE, TRUE, NULL);
+    pending->socket = conn->socket;
+  } else {
+    /* unread input makes close () send a reset, which can destroy data
+     * still on its way to the peer: read what is there first */
     gchar sink[16384];
     guint i;
     g_socket_set_blocking (conn->socket, FALSE);
     for (i = 0; i < 64; i++)
       if (g_socket_receive (conn->socket, sink, sizeof (sink), NULL, NULL) <= 0)
         break;
+    g_socket_close (conn->socket, NULL);
+    g_object_unref (conn->socket);
   }
-  g_socket_close (conn->socket, NULL);
-  g_object_unref (conn->socket);
   mtcp_frame_reader_free (conn->reader);
   g_free (conn->peer);
   g_free (conn);
 }
 
 /* ---- output ---- */
+
+static gboolean
+frame_waits_for_deadline (const MtcpOutFrame * f)
+{
+  return mtcp_frame_is_sequenced (f->type) && f->due_us != 0 && !f->copied;
+}
+
+static gint
+compare_due (gconstpointer a, gconstpointer b, gpointer user_data)
+{
+  const MtcpOutFrame *fa = a, *fb = b;
+  return fa->due_us < fb->due_us ? -1 : fa->due_us > fb->due_us ? 1 : 0;
+}
+
+/* A value of held_seqs, keyed by its own seq. */
+typedef struct {
+  guint64 seq;
+  guint count;
+} HeldSeq;
+
+/* @f is now held (queued, then written and kept until acknowledged). */
+static void
+hold (MtcpConnection * conn, MtcpOutFrame * f)
+{
+  HeldSeq *held;
+
+  if (!mtcp_frame_is_sequenced (f->type))
+    return;
+  held = g_hash_table_lookup (conn->held_seqs, &f->seq);
+  if (held == NULL) {
+    held = g_new0 (HeldSeq, 1);
+    held->seq = f->seq;
+    g_hash_table_insert (conn->held_seqs, &held->seq, held);
+  }
+  held->count++;
+  g_warn_if_fail (f->wait_iter == NULL);
+  if (frame_waits_for_deadline (f))
+    f->wait_iter = g_sequence_insert_sorted (conn->waiting, f, compare_due,
+        NULL);
+}
+
+/* @f no longer waits for its deadline here: copied, or no longer held. */
+static void
+stop_waiting (MtcpOutFrame * f)
+{
+  if (f->wait_iter) {
+    g_sequence_remove (f->wait_iter);
+    f->wait_iter = NULL;
+  }
+}
+
+/* @f is no longer held: freed, or handed back. */
+static void
+release (MtcpConnection * conn, MtcpOutFrame * f)
+{
+  HeldSeq *held;
+
+  if (!mtcp_frame_is_sequenced (f->type))
+    return;
+  stop_waiting (f);
+  held = g_hash_table_lookup (conn->held_seqs, &f->seq);
+  g_return_if_fail (held != NULL);
+  if (--held->count == 0)
+    g_hash_table_remove (conn->held_seqs, &f->seq);
+}
+
+/* The written frame at @link of `sent` is no longer kept. */
+static MtcpOutFrame *
+unlink_sent (MtcpConnection * conn, GList * link)
+{
+  MtcpOutFrame *f = link->data;
+
+  g_queue_delete_link (&conn->sent, link);
+  conn->sent_bytes -= mtcp_out_frame_size (f);
+  if (f->due_us != 0)
+    conn->sent_timed--;
+  release (conn, f);
+  return f;
+}
 
 void
 mtcp_connection_queue (MtcpConnection * conn, MtcpOutFrame * frame)
@@ -311,6 +411,7 @@ mtcp_connection_queue (MtcpConnection * conn, MtcpOutFrame * frame)
   }
   conn->out_bytes += mtcp_out_frame_size (frame);
   g_queue_push_tail (&conn->out, frame);
+  hold (conn, frame);
 }
 
 gboolean
@@ -366,10 +467,15 @@ pop_written (MtcpConnection * conn, guint64 end_offset)
   GST_LOG ("%s: sent %s frame seq %" G_GUINT64_FORMAT " (%" G_GSIZE_FORMAT
       " bytes)", conn->peer, mtcp_frame_type_name (frame->type), frame->seq,
       mtcp_out_frame_size (frame));
-  if (conn->keep_sent && mtcp_frame_is_sequenced (frame->type))
+  if (conn->keep_sent && mtcp_frame_is_sequenced (frame->type)) {
     g_queue_push_tail (&conn->sent, frame);
-  else
+    conn->sent_bytes += mtcp_out_frame_size (frame);
+    if (frame->due_us != 0)
+      conn->sent_timed++;
+  } else {
+    release (conn, frame);
     mtcp_out_frame_free (frame);
+  }
 }
 
 MtcpIoResult
@@ -472,34 +578,94 @@ mtcp_connection_ack (MtcpConnection * conn, guint64 seq)
   MtcpOutFrame *f;
 
   while ((f = g_queue_peek_head (&conn->sent)) && f->seq <= seq)
-    mtcp_out_frame_free (g_queue_pop_head (&conn->sent));
-}
-
-static MtcpOutFrame *
-find_in (GQueue * queue, guint64 seq)
-{
-  GList *l;
-
-  for (l = queue->head; l; l = l->next) {
-    MtcpOutFrame *f = l->data;
-    if (mtcp_frame_is_sequenced (f->type) && f->seq == seq)
-      return f;
-  }
-  return NULL;
-}
-
-/* Written and not acknowledged, or still queued. */
-static MtcpOutFrame *
-find_held (MtcpConnection * conn, guint64 seq)
-{
-  MtcpOutFrame *f = find_in (&conn->sent, seq);
-  return f ? f : find_in (&conn->out, seq);
+    mtcp_out_frame_free (unlink_sent (conn, conn->sent.head));
 }
 
 gboolean
 mtcp_connection_holds_frame (MtcpConnection * conn, guint64 seq)
 {
-  return find_held (conn, seq) != NULL;
+  return g_hash_table_contains (conn->held_seqs, &seq);
+}
+
+static gboolean
+kept_until_acked (const MtcpOutFrame * f)
+{
+  return f->type == MTCP_FRAME_CAPS || f->type == MTCP_FRAME_EOS;
+}
+
+/* The deadline part of mtcp_connection_expire_sent (). */
+static guint
+expire_due (MtcpConnection * conn, gint64 keep_due_after_us, gsize * bytes)
+{
+  GList *l, *next, *run = NULL;
+  guint n = 0;
+
+  if (keep_due_after_us == G_MININT64)
+    return 0;
+  for (l = conn->sent.head; l && conn->sent_timed > 0; l = next) {
+    MtcpOutFrame *f = l->data;
+    GList *r, *rnext;
+
+    next = l->next;
+    if (f->due_us == 0) {
+      /* no deadline of its own: a later one's decides */
+      if (run == NULL)
+        run = l;
+      continue;
+    }
+    if (f->due_us > keep_due_after_us)
+      break;
+    for (r = run, run = NULL; r && r != l; r = rnext) {
+      MtcpOutFrame *u = r->data;
+      rnext = r->next;
+      if (kept_until_acked (u) || u->seq >= f->seq) {
+        if (run == NULL)
+          run = r;
+        continue;
+      }
+      *bytes += mtcp_out_frame_size (u);
+      n++;
+      mtcp_out_frame_free (unlink_sent (conn, r));
+    }
+    *bytes += mtcp_out_frame_size (f);
+    n++;
+    mtcp_out_frame_free (unlink_sent (conn, l));
+  }
+  return n;
+}
+
+guint
+mtcp_connection_expire_sent (MtcpConnection * conn, gint64 keep_due_after_us,
+    gsize max_kept_bytes, gsize * bytes_out)
+{
+  GList *l, *next;
+  gsize bytes = 0;
+  guint n, n_bytes = 0;
+
+  n = expire_due (conn, keep_due_after_us, &bytes);
+  for (l = conn->sent.head; l && conn->sent_bytes > max_kept_bytes; l = next) {
+    MtcpOutFrame *f = l->data;
+
+    next = l->next;
+    if (kept_until_acked (f))
+      continue;
+    bytes += mtcp_out_frame_size (f);
+    n_bytes++;
+    mtcp_out_frame_free (unlink_sent (conn, l));
+  }
+  /* the byte bound may have dropped the frame still due that the walk
+   * stopped at: what waited behind it is walked now */
+  if (n_bytes > 0)
+    n += n_bytes + expire_due (conn, keep_due_after_us, &bytes);
+  if (bytes_out)
+    *bytes_out = bytes;
+  return n;
+}
+
+gsize
+mtcp_connection_kept_bytes (MtcpConnection * conn)
+{
+  return conn->sent_bytes;
 }
 
 static MtcpOutFrame *
@@ -535,33 +701,21 @@ mtcp_connection_copy_frames_from (MtcpConnection * conn, guint64 seq)
       if (mtcp_frame_is_sequenced (f->type) && f->seq >= seq) {
         /* one copy is enough: not again when its deadline nears */
         f->copied = TRUE;
+        stop_waiting (f);
         copies = g_list_prepend (copies, copy_of (f));
       }
     }
   return g_list_reverse (copies);
 }
 
-static gboolean
-frame_waits_for_deadline (const MtcpOutFrame * f)
-{
-  return mtcp_frame_is_sequenced (f->type) && f->due_us != 0 && !f->copied;
-}
-
 gint64
 mtcp_connection_first_due (MtcpConnection * conn)
 {
-  GQueue *queues[] = { &conn->sent, &conn->out };
-  gint64 first = G_MAXINT64;
-  GList *l;
-  guint k;
+  GSequenceIter *first = g_sequence_get_begin_iter (conn->waiting);
 
-  for (k = 0; k < G_N_ELEMENTS (queues); k++)
-    for (l = queues[k]->head; l; l = l->next) {
-      MtcpOutFrame *f = l->data;
-      if (frame_waits_for_deadline (f) && f->due_us < first)
-        first = f->due_us;
-    }
-  return first;
+  if (g_sequence_iter_is_end (first))
+    return G_MAXINT64;
+  return ((MtcpOutFrame *) g_sequence_get (first))->due_us;
 }
 
 GList *
@@ -592,6 +746,7 @@ mtcp_connection_copy_frames_due (MtcpConnection * conn,
       if (!frame_waits_for_deadline (f) || f->due_us >= due_before_us)
         continue;
       f->copied = TRUE;
+      stop_waiting (f);
       copies = g_list_prepend (copies, copy_of (f));
     }
   return g_list_reverse (copies);
@@ -620,14 +775,22 @@ mtcp_connection_take_unacked (MtcpConnection * conn)
   GList *frames = NULL;
   MtcpOutFrame *f;
 
-  while ((f = g_queue_pop_head (&conn->sent)))
+  while ((f = g_queue_pop_head (&conn->sent))) {
+    f->wait_iter = NULL;
     frames = g_list_prepend (frames, f);
+  }
   while ((f = g_queue_pop_head (&conn->out))) {
+    f->wait_iter = NULL;
     if (mtcp_frame_is_sequenced (f->type))
       frames = g_list_prepend (frames, f);
     else
       mtcp_out_frame_free (f);
   }
+  g_sequence_remove_range (g_sequence_get_begin_iter (conn->waiting),
+      g_sequence_get_end_iter (conn->waiting));
+  g_hash_table_remove_all (conn->held_seqs);
+  conn->sent_bytes = 0;
+  conn->sent_timed = 0;
   conn->out_offset = 0;
   conn->out_bytes = 0;
   return g_list_reverse (frames);
@@ -814,6 +977,12 @@ describe_tls_failure (MtcpConnection * conn, GError ** error)
     g_prefix_error (error, "TLS handshake with %s failed: ", conn->peer);
 }
 
+guint
+mtcp_connection_orphaned_handshakes (void)
+{
+  return (guint) g_atomic_int_get (&orphaned_handshakes);
+}
+
 static void
 on_handshake_done (GObject * object, GAsyncResult * result,
     gpointer user_data)
@@ -824,11 +993,18 @@ on_handshake_done (GObject * object, GAsyncResult * result,
   gboolean ok = g_tls_connection_handshake_finish (G_TLS_CONNECTION (object),
       result, &err);
 
-  g_free (pending);
+  g_object_unref (pending->cancellable);
   if (conn == NULL) {
+    /* the connection was freed meanwhile: GLib's worker is done with its
+     * socket now */
+    g_socket_close (pending->socket, NULL);
+    g_object_unref (pending->socket);
+    g_free (pending);
     g_clear_error (&err);
-    return;                     /* the connection was closed meanwhile */
+    g_atomic_int_add (&orphaned_handshakes, -1);
+    return;
   }
+  g_free (pending);
   conn->tls_pending = NULL;
   conn->tls_handshaking = FALSE;
   if (ok) {
@@ -863,10 +1039,12 @@ mtcp_connection_start_tls (MtcpConnection * conn, const MtcpTlsConfig * tls,
   conn->tls_handshaking = TRUE;
   conn->tls_pending = g_new0 (MtcpTlsPending, 1);
   conn->tls_pending->conn = conn;
+  conn->tls_pending->cancellable = g_cancellable_new ();
   if (conn->source)
     g_source_modify_unix_fd (conn->source, conn->fd_tag, 0);
   g_tls_connection_handshake_async (G_TLS_CONNECTION (conn->tls),
-      G_PRIORITY_DEFAULT, NULL, on_handshake_done, conn->tls_pending);
+      G_PRIORITY_DEFAULT, conn->tls_pending->cancellable, on_handshake_done,
+      conn->tls_pending);
   return TRUE;
 }
 

@@ -25,6 +25,8 @@ typedef struct {
   guint64 end_offset;           /* written: the connection's bytes up to its end */
   gint64 written_us;            /* when its last byte was written, 0 = not yet */
   gboolean copied;              /* already sent again before its deadline */
+  GSequenceIter *wait_iter;     /* private: its place among the holding
+                                 * connection's frames waiting for a deadline */
   MtcpBufferInfo info;          /* BUFFER: what the head is written from, as
                                  * BUFFER or BUFFER_DELTA per connection */
   guint8 head_inline[MTCP_REPORT_FRAME_SIZE > MTCP_BUFFER_DELTA_HEAD_MAX ?
@@ -78,6 +80,12 @@ struct _MtcpConnection {
   MtcpBufferDeltaState delta_out;       /* of the last BUFFER_DELTA queued */
   MtcpBufferDeltaState delta_in;        /* of the last BUFFER_DELTA read */
   GQueue sent;                  /* MtcpOutFrame written, not yet acknowledged */
+  gsize sent_bytes;             /* their bytes (mtcp_out_frame_size) */
+  guint sent_timed;             /* how many of them have a due time */
+  GSequence *waiting;           /* MtcpOutFrame held (sent, out) with a due time
+                                 * and not copied, by due time */
+  GHashTable *held_seqs;        /* guint64 seq -> how many sequenced frames
+                                 * with it are held (sent, out) */
 
   GSource *source;
   gpointer fd_tag;
@@ -116,9 +124,17 @@ void mtcp_connection_poke_input (MtcpConnection * conn);
  * main context (the I/O thread's) without blocking. Until it is done the
  * connection's callback gets no events and queued output waits; then the
  * callback gets G_IO_OUT, and on failure flush and receive fail with the
- * handshake's error. */
+ * handshake's error. GLib runs the handshake in a worker thread blocked on
+ * the socket: mtcp_connection_free () during it cancels it and shuts the
+ * socket down (the peer sees EOF, the worker returns), and the socket is
+ * closed and the rest freed when the handshake's callback runs in that
+ * context, which must be iterated for it. */
 gboolean mtcp_connection_start_tls (MtcpConnection * conn,
     const MtcpTlsConfig * tls, GError ** error);
+/* TLS handshakes of connections freed while in flight whose callback (in
+ * the context that started them) has not run yet, in the whole process:
+ * an owner stopping its context iterates it until this drops. */
+guint mtcp_connection_orphaned_handshakes (void);
 /* The same, blocking, on a socket in blocking mode. */
 gboolean mtcp_connection_handshake_tls_blocking (MtcpConnection * conn,
     const MtcpTlsConfig * tls, GCancellable * cancellable, GError ** error);
@@ -134,8 +150,34 @@ void mtcp_connection_ack (MtcpConnection * conn, guint64 seq);
  * acknowledged (sent or not), oldest first; the connection keeps none. */
 GList *mtcp_connection_take_unacked (MtcpConnection * conn);
 
+/* Bounds what a connection keeps of the frames it wrote and the receiver
+ * has not acknowledged (`sent`), for the owner to call on every tick:
+ * - by deadline: walking `sent` oldest first, a frame whose due_us is set
+ *   and <= @keep_due_after_us is dropped (the receiver released or gave up
+ *   on its slot: a copy or a hand-over would arrive late), and so are the
+ *   SKIP frames and untimed BUFFERs written before it with a lower seq
+ *   (the receiver is past them). The walk stops at the first frame with a
+ *   due time still ahead: frames written after it (copies, frames handed
+ *   over from a closed connection) wait for it, which keeps this
+ *   O(dropped). G_MININT64: no deadline bound.
+ * - by bytes: then, while `sent` holds more than @max_kept_bytes (0 keeps
+ *   none, G_MAXSIZE no bound), its oldest frames are dropped.
+ * CAPS and EOS are never dropped here, only by mtcp_connection_ack: a
+ * receiver that lost one on a connection that died would decode with the
+ * wrong caps or never end, and they are few and small. Dropping the
+ * others loses nothing TCP has not delivered unless the connection dies
+ * (then mtcp_connection_take_unacked no longer has them: the receiver
+ * skips the hole at its deadline). Frames queued and not written are not
+ * touched. Returns how many frames were dropped, their bytes in
+ * @bytes_out (may be NULL). */
+guint mtcp_connection_expire_sent (MtcpConnection * conn,
+    gint64 keep_due_after_us, gsize max_kept_bytes, gsize * bytes_out);
+/* Bytes of the frames written and kept until acknowledged (`sent`). O(1). */
+gsize mtcp_connection_kept_bytes (MtcpConnection * conn);
+
 /* Whether this connection holds sequenced frame @seq (written and not
- * acknowledged, or queued). */
+ * acknowledged, or queued). O(1) (a count per seq: frames given to a
+ * connection are not in seq order, copies and hand-overs come later). */
 gboolean mtcp_connection_holds_frame (MtcpConnection * conn, guint64 seq);
 /* Copies of the sequenced frames this connection holds from @seq on
  * (written and not acknowledged, then queued), in the order it has them;
@@ -143,7 +185,10 @@ gboolean mtcp_connection_holds_frame (MtcpConnection * conn, guint64 seq);
 GList *mtcp_connection_copy_frames_from (MtcpConnection * conn, guint64 seq);
 
 /* The due time (MtcpOutFrame.due_us) of the oldest frame this connection
- * holds that has a due time and was not copied yet; G_MAXINT64 if none. */
+ * holds that has a due time and was not copied yet (the earliest such due
+ * time, wherever that frame is: frames handed over from a closed
+ * connection come after later ones); G_MAXINT64 if none. O(log n): the
+ * connection keeps those frames ordered by due time. */
 gint64 mtcp_connection_first_due (MtcpConnection * conn);
 /* When the oldest frame this connection wrote and its TCP peer has not
  * acknowledged (@tcp_bytes_acked: TCP_INFO's bytes_acked) was written

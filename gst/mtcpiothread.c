@@ -10,6 +10,10 @@ mtcp_io_thread_init (MtcpIoThread * io)
   io->context = g_main_context_new ();
   io->loop = g_main_loop_new (io->context, FALSE);
   io->thread = NULL;
+  /* the thread's push_thread_default () creates GLib's default context
+   * (an eventfd) if nobody did: here, so the thread cannot fail on it
+   * later (out of descriptors) */
+  (void) g_main_context_default ();
 }
 
 static gpointer

@@ -85,6 +85,8 @@ mtcp_frame_type_name (guint8 type)
       return "CHALLENGE";
     case MTCP_FRAME_AUTH:
       return "AUTH";
+    case MTCP_FRAME_PROOF:
+      return "PROOF";
     case MTCP_FRAME_CAPS:
       return "CAPS";
     case MTCP_FRAME_BUFFER:
@@ -408,48 +410,51 @@ mtcp_write_feedback (guint8 * out, gsize out_size, const MtcpFeedback * fb)
 
 gsize
 mtcp_write_challenge (guint8 * out, gsize out_size,
-    const guint8 nonce[MTCP_NONCE_SIZE])
+    const MtcpChallenge * challenge)
 {
+  guint8 *b = out + MTCP_HEADER_SIZE;
+
   if (out_size < MTCP_CHALLENGE_FRAME_SIZE)
     return 0;
-  mtcp_write_header (out, MTCP_FRAME_CHALLENGE, 0, MTCP_NONCE_SIZE);
-  memcpy (out + MTCP_HEADER_SIZE, nonce, MTCP_NONCE_SIZE);
+  mtcp_write_header (out, MTCP_FRAME_CHALLENGE, 0, MTCP_CHALLENGE_BODY_SIZE);
+  memcpy (b, challenge->nonce, MTCP_NONCE_SIZE);
+  memcpy (b + MTCP_NONCE_SIZE, challenge->salt, MTCP_SALT_SIZE);
+  put_u32 (b + MTCP_NONCE_SIZE + MTCP_SALT_SIZE, challenge->iterations);
   return MTCP_CHALLENGE_FRAME_SIZE;
 }
 
 gsize
-mtcp_write_auth (guint8 * out, gsize out_size, const guint8 mac[MTCP_MAC_SIZE])
+mtcp_write_auth (guint8 * out, gsize out_size, const MtcpAuth * auth)
 {
   if (out_size < MTCP_AUTH_FRAME_SIZE)
     return 0;
-  mtcp_write_header (out, MTCP_FRAME_AUTH, 0, MTCP_MAC_SIZE);
-  memcpy (out + MTCP_HEADER_SIZE, mac, MTCP_MAC_SIZE);
+  mtcp_write_header (out, MTCP_FRAME_AUTH, 0, MTCP_AUTH_BODY_SIZE);
+  memcpy (out + MTCP_HEADER_SIZE, auth->nonce, MTCP_NONCE_SIZE);
+  memcpy (out + MTCP_HEADER_SIZE + MTCP_NONCE_SIZE, auth->mac, MTCP_MAC_SIZE);
   return MTCP_AUTH_FRAME_SIZE;
 }
 
-void
-mtcp_auth_compute (const gchar * passphrase,
-    const guint8 nonce[MTCP_NONCE_SIZE], const MtcpHello * hello,
-    guint8 mac[MTCP_MAC_SIZE])
+gsize
+mtcp_write_proof (guint8 * out, gsize out_size,
+    const guint8 mac[MTCP_MAC_SIZE])
 {
-  GHmac *hmac = g_hmac_new (G_CHECKSUM_SHA256, (const guchar *) passphrase,
-      strlen (passphrase));
-  gsize len = MTCP_MAC_SIZE;
-
-  g_hmac_update (hmac, nonce, MTCP_NONCE_SIZE);
-  g_hmac_update (hmac, hello->session_id, MTCP_SESSION_ID_SIZE);
-  g_hmac_update (hmac, &hello->flags, 1);
-  g_hmac_get_digest (hmac, mac, &len);
-  g_hmac_unref (hmac);
+  if (out_size < MTCP_PROOF_FRAME_SIZE)
+    return 0;
+  mtcp_write_header (out, MTCP_FRAME_PROOF, 0, MTCP_PROOF_BODY_SIZE);
+  memcpy (out + MTCP_HEADER_SIZE, mac, MTCP_MAC_SIZE);
+  return MTCP_PROOF_FRAME_SIZE;
 }
 
 gboolean
-mtcp_auth_equal (const guint8 a[MTCP_MAC_SIZE], const guint8 b[MTCP_MAC_SIZE])
+mtcp_bytes_equal_ct (const void *a, const void *b, gsize n)
 {
+  /* volatile: the compiler must not turn this into an early-exit compare */
+  const volatile guint8 *pa = a, *pb = b;
   guint8 diff = 0;
-  guint i;
-  for (i = 0; i < MTCP_MAC_SIZE; i++)
-    diff |= a[i] ^ b[i];
+  gsize i;
+
+  for (i = 0; i < n; i++)
+    diff |= pa[i] ^ pb[i];
   return diff == 0;
 }
 
@@ -464,6 +469,7 @@ is_control_type (guint8 type)
     case MTCP_FRAME_REFUSE:
     case MTCP_FRAME_CHALLENGE:
     case MTCP_FRAME_AUTH:
+    case MTCP_FRAME_PROOF:
     case MTCP_FRAME_CAPS:
     case MTCP_FRAME_EOS:
     case MTCP_FRAME_SKIP:
@@ -474,6 +480,14 @@ is_control_type (guint8 type)
     default:
       return FALSE;
   }
+}
+
+/* the passphrase frames have a fixed small size: refused at the header */
+static gboolean
+is_handshake_type (guint8 type)
+{
+  return type == MTCP_FRAME_CHALLENGE || type == MTCP_FRAME_AUTH ||
+      type == MTCP_FRAME_PROOF;
 }
 
 MtcpParseResult
@@ -497,8 +511,12 @@ mtcp_parse_header (const guint8 * data, gsize size, guint32 max_body,
     hdr->length = get_u32 (data + 4);
     hdr->head_size = MTCP_HEADER_SIZE;
   }
-  limit = is_control_type (hdr->type) ?
-      MIN (max_body, MTCP_MAX_CONTROL_BODY) : max_body;
+  if (is_handshake_type (hdr->type))
+    limit = MIN (max_body, MTCP_MAX_HANDSHAKE_BODY);
+  else if (is_control_type (hdr->type))
+    limit = MIN (max_body, MTCP_MAX_CONTROL_BODY);
+  else
+    limit = max_body;
   if (hdr->length > limit) {
     if (error)
       *error = g_strdup_printf ("%s frame (type 0x%02x) of %u bytes is over "
@@ -770,23 +788,57 @@ mtcp_parse_feedback (const guint8 * body, gsize size, MtcpFeedback * fb,
   return TRUE;
 }
 
+static gboolean
+check_exact_size (const gchar * what, gsize size, gsize need, gchar ** error)
+{
+  if (size == need)
+    return TRUE;
+  if (error)
+    *error = g_strdup_printf ("%s body of %" G_GSIZE_FORMAT " bytes, %"
+        G_GSIZE_FORMAT " expected", what, size, need);
+  return FALSE;
+}
+
 gboolean
-mtcp_parse_secret32 (const guint8 * body, gsize size, guint8 out[32],
+mtcp_parse_challenge (const guint8 * body, gsize size, MtcpChallenge * out,
     gchar ** error)
 {
-  if (size != 32) {
-    if (error)
-      *error = g_strdup_printf ("CHALLENGE/AUTH body of %" G_GSIZE_FORMAT
-          " bytes, 32 expected", size);
+  if (!check_exact_size ("CHALLENGE", size, MTCP_CHALLENGE_BODY_SIZE, error))
     return FALSE;
-  }
-  memcpy (out, body, 32);
+  memcpy (out->nonce, body, MTCP_NONCE_SIZE);
+  memcpy (out->salt, body + MTCP_NONCE_SIZE, MTCP_SALT_SIZE);
+  out->iterations = get_u32 (body + MTCP_NONCE_SIZE + MTCP_SALT_SIZE);
+  return TRUE;
+}
+
+gboolean
+mtcp_parse_auth (const guint8 * body, gsize size, MtcpAuth * out,
+    gchar ** error)
+{
+  if (!check_exact_size ("AUTH", size, MTCP_AUTH_BODY_SIZE, error))
+    return FALSE;
+  memcpy (out->nonce, body, MTCP_NONCE_SIZE);
+  memcpy (out->mac, body + MTCP_NONCE_SIZE, MTCP_MAC_SIZE);
+  return TRUE;
+}
+
+gboolean
+mtcp_parse_proof (const guint8 * body, gsize size,
+    guint8 mac[MTCP_MAC_SIZE], gchar ** error)
+{
+  if (!check_exact_size ("PROOF", size, MTCP_PROOF_BODY_SIZE, error))
+    return FALSE;
+  memcpy (mac, body, MTCP_MAC_SIZE);
   return TRUE;
 }
 
 /* ---- incremental reader ---- */
 
 #define READ_CHUNK (64 * 1024)
+/* an allocation above this, more than twice what the next read needs, is
+ * given back: what a large frame grew does not stay for the connection's
+ * life */
+#define SHRINK_ABOVE (2 * READ_CHUNK)
 
 struct _MtcpFrameReader {
   guint32 max_body;
@@ -853,14 +905,17 @@ mtcp_frame_reader_space (MtcpFrameReader * r, gsize * size)
     if (hdr.length <= r->max_body && frame > pending)
       want = MAX (want, MIN (frame - pending, pending));
   }
-  if (r->alloc - r->end < want) {
-    /* slide the unconsumed bytes to the front, grow only if still short */
+  if (r->alloc - r->end < want || (r->alloc > SHRINK_ABOVE &&
+          pending + want <= r->alloc / 2)) {
+    /* slide the unconsumed bytes to the front, then grow if still short or
+     * shrink if far too large */
     if (r->start > 0) {
       memmove (r->data, r->data + r->start, pending);
       r->start = 0;
       r->end = pending;
     }
-    if (r->alloc - r->end < want) {
+    if (r->alloc - r->end < want || (r->alloc > SHRINK_ABOVE &&
+            r->end + want <= r->alloc / 2)) {
       r->alloc = r->end + want;
       r->data = g_realloc (r->data, r->alloc);
     }

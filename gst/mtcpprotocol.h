@@ -28,15 +28,22 @@ G_BEGIN_DECLS
 #define MTCP_MAX_CONTROL_BODY    (64 * 1024)  /* handshake, caps, feedback */
 #define MTCP_MAX_REASON          1024
 /* largest frame a connection may send before its handshake is done: HELLO
- * and AUTH are far smaller, so a stranger cannot make us hold more */
+ * and AUTH are far smaller, so a stranger cannot make us hold more; also
+ * the limit on CHALLENGE, AUTH and PROOF in any reader */
 #define MTCP_MAX_HANDSHAKE_BODY  256
+/* largest frame body a receiver sends once admitted (FEEDBACK is 48 bytes,
+ * RETIRE empty), with room for frames of types added later, which the sink
+ * skips */
+#define MTCP_MAX_RECEIVER_BODY   4096
 
 typedef enum {
   MTCP_FRAME_HELLO = 0x01,      /* receiver -> sink: join or open a session */
   MTCP_FRAME_WELCOME = 0x02,    /* sink -> receiver: session id, connection id */
   MTCP_FRAME_REFUSE = 0x03,     /* either way: readable reason, then close */
   MTCP_FRAME_CHALLENGE = 0x04,  /* sink -> receiver: prove the passphrase */
-  MTCP_FRAME_AUTH = 0x05,       /* receiver -> sink: the proof */
+  MTCP_FRAME_AUTH = 0x05,       /* receiver -> sink: its nonce and proof */
+  MTCP_FRAME_PROOF = 0x06,      /* sink -> receiver: the sink's proof, just
+                                 * before WELCOME */
   MTCP_FRAME_CAPS = 0x10,       /* sink -> receiver, sequenced */
   MTCP_FRAME_BUFFER = 0x11,     /* sink -> receiver, sequenced */
   MTCP_FRAME_EOS = 0x12,        /* sink -> receiver, sequenced */
@@ -54,6 +61,10 @@ typedef enum {
 #define MTCP_HELLO_FLAG_BUFFER_DELTA 0x02       /* the receiver reads BUFFER_DELTA */
 /* the receiver reads short headers and BUFFER_DELTA's SAME mask */
 #define MTCP_HELLO_FLAG_COMPACT 0x04
+/* the receiver speaks the mutual passphrase handshake (52-byte CHALLENGE,
+ * AUTH with its nonce, PROOF); a sink with a passphrase refuses one that
+ * does not */
+#define MTCP_HELLO_FLAG_MUTUAL_AUTH 0x08
 
 /* Buffer flags on the wire (independent of GstBufferFlags values) */
 typedef enum {
@@ -78,8 +89,13 @@ typedef enum {
 
 #define MTCP_NONCE_SIZE 32
 #define MTCP_MAC_SIZE 32
-#define MTCP_CHALLENGE_FRAME_SIZE (MTCP_HEADER_SIZE + MTCP_NONCE_SIZE)
-#define MTCP_AUTH_FRAME_SIZE (MTCP_HEADER_SIZE + MTCP_MAC_SIZE)
+#define MTCP_SALT_SIZE 16
+#define MTCP_CHALLENGE_BODY_SIZE (MTCP_NONCE_SIZE + MTCP_SALT_SIZE + 4)
+#define MTCP_AUTH_BODY_SIZE (MTCP_NONCE_SIZE + MTCP_MAC_SIZE)
+#define MTCP_PROOF_BODY_SIZE MTCP_MAC_SIZE
+#define MTCP_CHALLENGE_FRAME_SIZE (MTCP_HEADER_SIZE + MTCP_CHALLENGE_BODY_SIZE)
+#define MTCP_AUTH_FRAME_SIZE (MTCP_HEADER_SIZE + MTCP_AUTH_BODY_SIZE)
+#define MTCP_PROOF_FRAME_SIZE (MTCP_HEADER_SIZE + MTCP_PROOF_BODY_SIZE)
 
 #define MTCP_TIME_NONE G_MAXUINT64      /* "no timestamp" on the wire */
 
@@ -108,6 +124,20 @@ typedef struct {
   guint16 code;
   gchar reason[MTCP_MAX_REASON + 1];
 } MtcpRefuse;
+
+/* sink -> receiver: prove the key PBKDF2-HMAC-SHA256 (passphrase, salt,
+ * iterations) */
+typedef struct {
+  guint8 nonce[MTCP_NONCE_SIZE];
+  guint8 salt[MTCP_SALT_SIZE];
+  guint32 iterations;
+} MtcpChallenge;
+
+/* receiver -> sink */
+typedef struct {
+  guint8 nonce[MTCP_NONCE_SIZE];
+  guint8 mac[MTCP_MAC_SIZE];
+} MtcpAuth;
 
 /* Fixed part of a BUFFER body; the payload follows it. Times are the
  * sender's running time in ns, MTCP_TIME_NONE when invalid. */
@@ -204,19 +234,15 @@ gsize mtcp_write_report (guint8 * out, gsize out_size,
 gsize mtcp_write_feedback (guint8 * out, gsize out_size,
     const MtcpFeedback * fb);
 
+/* The passphrase handshake (the proofs themselves: mtcpauth.h) */
 gsize mtcp_write_challenge (guint8 * out, gsize out_size,
-    const guint8 nonce[MTCP_NONCE_SIZE]);
-gsize mtcp_write_auth (guint8 * out, gsize out_size,
+    const MtcpChallenge * challenge);
+gsize mtcp_write_auth (guint8 * out, gsize out_size, const MtcpAuth * auth);
+gsize mtcp_write_proof (guint8 * out, gsize out_size,
     const guint8 mac[MTCP_MAC_SIZE]);
-/* The proof a receiver gives: HMAC-SHA256 keyed with the passphrase over
- * the sink's nonce, the session id and the flags of its HELLO, so that a
- * proof neither replays on another connection nor joins another session. */
-void mtcp_auth_compute (const gchar * passphrase,
-    const guint8 nonce[MTCP_NONCE_SIZE], const MtcpHello * hello,
-    guint8 mac[MTCP_MAC_SIZE]);
-/* Constant time. */
-gboolean mtcp_auth_equal (const guint8 a[MTCP_MAC_SIZE],
-    const guint8 b[MTCP_MAC_SIZE]);
+/* Compares @n bytes in a time that does not depend on where they differ:
+ * for MACs, session ids and anything else a peer may guess at. */
+gboolean mtcp_bytes_equal_ct (const void *a, const void *b, gsize n);
 
 /* Sizes callers need for their stack buffers. */
 #define MTCP_HELLO_FRAME_SIZE    (MTCP_HEADER_SIZE + 28)
@@ -236,7 +262,7 @@ typedef enum {
 
 /* Parse the 8-byte or the 3-byte header (hdr->head_size says which) and
  * check the length against @max_body (and against MTCP_MAX_CONTROL_BODY for
- * control frames). */
+ * control frames, MTCP_MAX_HANDSHAKE_BODY for CHALLENGE, AUTH, PROOF). */
 MtcpParseResult mtcp_parse_header (const guint8 * data, gsize size,
     guint32 max_body, MtcpFrameHeader * hdr, gchar ** error);
 
@@ -265,16 +291,22 @@ gboolean mtcp_parse_report (const guint8 * body, gsize size,
     MtcpReport * out, gchar ** error);
 gboolean mtcp_parse_feedback (const guint8 * body, gsize size,
     MtcpFeedback * out, gchar ** error);
-/* CHALLENGE and AUTH: exactly 32 bytes */
-gboolean mtcp_parse_secret32 (const guint8 * body, gsize size,
-    guint8 out[32], gchar ** error);
+/* The handshake bodies have exactly their size. The iteration count is
+ * not checked here: the receiver holds it to MTCP_AUTH_ITERATIONS_MIN/MAX. */
+gboolean mtcp_parse_challenge (const guint8 * body, gsize size,
+    MtcpChallenge * out, gchar ** error);
+gboolean mtcp_parse_auth (const guint8 * body, gsize size, MtcpAuth * out,
+    gchar ** error);
+gboolean mtcp_parse_proof (const guint8 * body, gsize size,
+    guint8 mac[MTCP_MAC_SIZE], gchar ** error);
 
 /* Incremental reader: feed it whatever the socket gave, take whole frames. */
 typedef struct _MtcpFrameReader MtcpFrameReader;
 
 /* Memory follows the bytes that arrived, not the length a header claims:
  * the buffer at most doubles what is held (plus one read chunk, itself no
- * larger than a whole frame of @max_body). */
+ * larger than a whole frame of @max_body), and shrinks back once a large
+ * frame is gone. */
 MtcpFrameReader *mtcp_frame_reader_new (guint32 max_body);
 void mtcp_frame_reader_free (MtcpFrameReader * reader);
 /* Raise (or lower) the frame size limit, e.g. once a peer is admitted. */

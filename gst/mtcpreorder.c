@@ -48,7 +48,13 @@ struct _MtcpReorder
   guint64 run;                  /* held items contiguous from next_seq */
   gboolean discont_pending;     /* seqs skipped since the last release */
 
-  GArray *ranges;               /* MtcpReorderRange, sorted, disjoint */
+  GArray *ranges;               /* MtcpReorderRange, sorted, disjoint and
+                                 * not touching, at most MAX_RANGES */
+
+  guint64 max_cost;             /* 0 = no byte cap */
+  guint64 cost;                 /* sizes held + ITEM_COST per item */
+  gboolean full;                /* a push was refused for the cap */
+  GstClockTime horizon;         /* NONE = deadlines unbounded */
 
   MtcpReorderStats stats;
 };
@@ -84,6 +90,7 @@ mtcp_reorder_new (guint64 window, GDestroyNotify free_item)
   reorder->capacity = MTCP_REORDER_MIN_CAPACITY;
   reorder->slots = g_new0 (MtcpReorderSlot, reorder->capacity);
   reorder->ranges = g_array_new (FALSE, FALSE, sizeof (MtcpReorderRange));
+  reorder->horizon = GST_CLOCK_TIME_NONE;
   return reorder;
 }
 
@@ -101,6 +108,8 @@ free_held (MtcpReorder * reorder)
   }
   reorder->stats.depth = 0;
   reorder->stats.bytes = 0;
+  reorder->cost = 0;
+  reorder->full = FALSE;
   reorder->run = 0;
 }
 
@@ -113,6 +122,16 @@ mtcp_reorder_free (MtcpReorder * reorder)
   g_free (reorder->slots);
   g_array_unref (reorder->ranges);
   g_free (reorder);
+}
+
+void
+mtcp_reorder_set_limits (MtcpReorder * reorder, guint64 max_bytes,
+    GstClockTime horizon)
+{
+  g_return_if_fail (reorder != NULL);
+
+  reorder->max_cost = max_bytes;
+  reorder->horizon = horizon;
 }
 
 void
@@ -209,6 +228,28 @@ mtcp_reorder_push (MtcpReorder * reorder, guint64 seq, GstClockTime deadline,
         seq, reorder->next_seq);
     return MTCP_REORDER_TOO_FAR;
   }
+  /* the next one in order is released by the next pop: taking it can only
+   * make room, refusing it could keep everything waiting behind its gap */
+  if (reorder->max_cost > 0 && offset > 0 &&
+      (reorder->cost >= reorder->max_cost ||
+          (guint64) size + MTCP_REORDER_ITEM_COST >
+          reorder->max_cost - reorder->cost)) {
+    if (!reorder->full)
+      GST_DEBUG ("over the cap of %" G_GUINT64_FORMAT " bytes: refusing seq %"
+          G_GUINT64_FORMAT " and giving up on gaps", reorder->max_cost, seq);
+    reorder->stats.overflow++;
+    reorder->full = TRUE;
+    return MTCP_REORDER_FULL;
+  }
+  /* now <= deadline here: no overflow in now + horizon */
+  if (GST_CLOCK_TIME_IS_VALID (deadline) && GST_CLOCK_TIME_IS_VALID (now) &&
+      GST_CLOCK_TIME_IS_VALID (reorder->horizon) &&
+      deadline - now > reorder->horizon) {
+    GST_LOG ("seq %" G_GUINT64_FORMAT " deadline %" GST_TIME_FORMAT " ahead, "
+        "pulled in", seq, GST_TIME_ARGS (deadline - now));
+    deadline = now + reorder->horizon;
+    reorder->stats.clamped++;
+  }
 
   if (offset >= reorder->capacity)
     grow (reorder, offset);
@@ -222,6 +263,7 @@ mtcp_reorder_push (MtcpReorder * reorder, guint64 seq, GstClockTime deadline,
     reorder->lowest_held = seq;
   reorder->stats.depth++;
   reorder->stats.bytes += size;
+  reorder->cost += size + MTCP_REORDER_ITEM_COST;
 
   /* extend the contiguous run at the head; amortised O(1) */
   if (offset == reorder->run) {
@@ -234,45 +276,87 @@ mtcp_reorder_push (MtcpReorder * reorder, guint64 seq, GstClockTime deadline,
   return MTCP_REORDER_ACCEPTED;
 }
 
-static gint
-compare_range (gconstpointer a, gconstpointer b)
+/* Index of the first range ending at or after @seq: every range before it
+ * lies wholly below @seq and does not touch it. Ends are sorted because the
+ * ranges are. No lock (the owner serialises calls). */
+static guint
+first_range_reaching (MtcpReorder * reorder, guint64 seq)
 {
-  const MtcpReorderRange *ra = a, *rb = b;
+  const MtcpReorderRange *ranges =
+      (const MtcpReorderRange *) reorder->ranges->data;
+  guint lo = 0, hi = reorder->ranges->len;
 
-  if (ra->first != rb->first)
-    return ra->first < rb->first ? -1 : 1;
-  return 0;
+  while (lo < hi) {
+    guint mid = lo + (hi - lo) / 2;
+    if (ranges[mid].end < seq)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
 }
 
-void
+gboolean
 mtcp_reorder_skip_range (MtcpReorder * reorder, guint64 first, guint64 end)
 {
-  MtcpReorderRange range = { first, end };
+  MtcpReorderRange range;
   MtcpReorderRange *ranges;
-  guint i, n;
+  guint lo, hi, len;
 
-  g_return_if_fail (reorder != NULL);
+  g_return_val_if_fail (reorder != NULL, FALSE);
 
-  GST_DEBUG ("sender skips [%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT ")",
+  GST_LOG ("sender skips [%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT ")",
       first, end);
   /* already released slots need nothing */
   if (end <= first || end <= reorder->next_seq)
-    return;
-
-  g_array_append_val (reorder->ranges, range);
-  g_array_sort (reorder->ranges, compare_range);
-
-  /* merge overlapping and adjacent ranges in place; the list stays small */
-  ranges = (MtcpReorderRange *) reorder->ranges->data;
-  n = 0;
-  for (i = 0; i < reorder->ranges->len; i++) {
-    if (n > 0 && ranges[i].first <= ranges[n - 1].end) {
-      ranges[n - 1].end = MAX (ranges[n - 1].end, ranges[i].end);
-    } else {
-      ranges[n++] = ranges[i];
-    }
+    return TRUE;
+  first = MAX (first, reorder->next_seq);
+  if (first - reorder->next_seq >= reorder->window) {
+    GST_DEBUG ("skip from %" G_GUINT64_FORMAT " too far ahead of %"
+        G_GUINT64_FORMAT, first, reorder->next_seq);
+    return FALSE;
   }
-  g_array_set_size (reorder->ranges, n);
+
+  /* the ranges that overlap or touch [first, end) are [lo, hi) */
+  lo = first_range_reaching (reorder, first);
+  ranges = (MtcpReorderRange *) reorder->ranges->data;
+  len = reorder->ranges->len;
+  hi = lo;
+  while (hi < len && ranges[hi].first <= end)
+    hi++;
+  if (hi == lo) {
+    range.first = first;
+    range.end = end;
+    g_array_insert_val (reorder->ranges, lo, range);
+  } else {
+    /* hi - lo ranges become one: amortised over the inserts that made them */
+    ranges[lo].first = MIN (ranges[lo].first, first);
+    ranges[lo].end = MAX (ranges[hi - 1].end, end);
+    if (hi - lo > 1)
+      g_array_remove_range (reorder->ranges, lo + 1, hi - lo - 1);
+  }
+
+  if (reorder->ranges->len > MTCP_REORDER_MAX_RANGES) {
+    /* forgetting the range furthest ahead loses nothing but time: its seqs
+     * are given up at a deadline instead of at once */
+    MtcpReorderRange *last = &g_array_index (reorder->ranges,
+        MtcpReorderRange, reorder->ranges->len - 1);
+    GST_DEBUG ("more than %u skip ranges: forgetting [%" G_GUINT64_FORMAT
+        ", %" G_GUINT64_FORMAT ")", MTCP_REORDER_MAX_RANGES, last->first,
+        last->end);
+    g_array_set_size (reorder->ranges, reorder->ranges->len - 1);
+    reorder->stats.ranges_dropped++;
+    return FALSE;
+  }
+  return TRUE;
+}
+
+guint
+mtcp_reorder_n_ranges (MtcpReorder * reorder)
+{
+  g_return_val_if_fail (reorder != NULL, 0);
+
+  return reorder->ranges->len;
 }
 
 /* Move next_seq forward over @count empty slots. */
@@ -281,8 +365,11 @@ advance (MtcpReorder * reorder, guint64 count)
 {
   guint64 i;
 
-  for (i = 0; i < MIN (count, HISTORY); i++)
-    mark_history (reorder, reorder->next_seq + count - 1 - i, FALSE);
+  if (count >= HISTORY)
+    memset (reorder->released, 0, sizeof (reorder->released));
+  else
+    for (i = 0; i < count; i++)
+      mark_history (reorder, reorder->next_seq + i, FALSE);
   reorder->head = (reorder->head + count) & (reorder->capacity - 1);
   reorder->next_seq += count;
   reorder->discont_pending = TRUE;
@@ -321,11 +408,16 @@ mtcp_reorder_pop (MtcpReorder * reorder, GstClockTime now, guint64 * seq,
     MtcpReorderRange *range = NULL;
     gboolean held = reorder->stats.depth > 0;
     MtcpReorderSlot *slot;
+    guint passed = 0;
 
-    /* drop ranges the release has passed */
-    while (reorder->ranges->len > 0 && g_array_index (reorder->ranges,
-            MtcpReorderRange, 0).end <= reorder->next_seq)
-      g_array_remove_index (reorder->ranges, 0);
+    /* drop ranges the release has passed, in one move */
+    while (passed < reorder->ranges->len && g_array_index (reorder->ranges,
+            MtcpReorderRange, passed).end <= reorder->next_seq)
+      passed++;
+    if (passed > 0)
+      g_array_remove_range (reorder->ranges, 0, passed);
+    if (reorder->full && reorder->cost <= reorder->max_cost / 2)
+      reorder->full = FALSE;
     if (reorder->ranges->len > 0)
       range = &g_array_index (reorder->ranges, MtcpReorderRange, 0);
 
@@ -337,6 +429,7 @@ mtcp_reorder_pop (MtcpReorder * reorder, GstClockTime now, guint64 * seq,
       slot->item = NULL;
       reorder->stats.depth--;
       reorder->stats.bytes -= slot->size;
+      reorder->cost -= slot->size + MTCP_REORDER_ITEM_COST;
       reorder->stats.released++;
       reorder->run--;
 
@@ -372,8 +465,9 @@ mtcp_reorder_pop (MtcpReorder * reorder, GstClockTime now, guint64 * seq,
       return NULL;
 
     slot = slot_at (reorder, reorder->lowest_held - reorder->next_seq);
-    if (GST_CLOCK_TIME_IS_VALID (slot->deadline)
-        && GST_CLOCK_TIME_IS_VALID (now) && now >= slot->deadline) {
+    /* over the byte cap, waiting for the gap would only refuse more */
+    if (reorder->full || (GST_CLOCK_TIME_IS_VALID (slot->deadline)
+            && GST_CLOCK_TIME_IS_VALID (now) && now >= slot->deadline)) {
       /* stop at a sender range so its seqs are counted as sender_skipped */
       guint64 target = reorder->lowest_held;
       guint64 count;

@@ -4,6 +4,10 @@
  * that item is released marked discont. Items that arrive after their slot
  * was released, or after their own deadline, are late: refused and counted.
  *
+ * Bounded against a hostile sender (mtcp_reorder_set_limits): at most
+ * MTCP_REORDER_MAX_RANGES skip ranges, a cap on the bytes held, and a
+ * horizon no deadline may lie beyond.
+ *
  * No locking: the owner serialises calls. Times are in any one monotonic
  * time base the owner chooses (multitcpsrc uses the pipeline running time). */
 #ifndef __MTCP_REORDER_H__
@@ -15,11 +19,20 @@ G_BEGIN_DECLS
 
 typedef struct _MtcpReorder MtcpReorder;
 
+/* Skip ranges held at most; beyond, the one furthest ahead is forgotten
+ * (its seqs are then waited for like any gap). A sender that skips more
+ * than this many disjoint ranges ahead of the release is not sane. */
+#define MTCP_REORDER_MAX_RANGES 1024
+/* What each held item costs towards the byte cap on top of its size: its
+ * bookkeeping, so that a flood of empty items is bounded too. */
+#define MTCP_REORDER_ITEM_COST 256
+
 typedef enum {
   MTCP_REORDER_ACCEPTED,
   MTCP_REORDER_DUPLICATE,      /* already held: the caller frees its item */
   MTCP_REORDER_LATE,           /* slot released or deadline passed: caller frees */
   MTCP_REORDER_TOO_FAR,        /* seq beyond the window: protocol error */
+  MTCP_REORDER_FULL,           /* over the byte cap: refused, caller frees */
 } MtcpReorderPushResult;
 
 typedef struct {
@@ -31,12 +44,24 @@ typedef struct {
   guint64 depth;               /* items held now */
   guint64 bytes;               /* bytes held now (sum of item sizes) */
   guint64 next_seq;            /* next sequence number to release */
+  guint64 overflow;            /* refused over the byte cap */
+  guint64 clamped;             /* deadlines pulled in to the horizon */
+  guint64 ranges_dropped;      /* skip ranges forgotten over the range cap */
 } MtcpReorderStats;
 
 /* @window: the largest allowed distance seq - next_seq (e.g. 1 << 20).
  * @free_item frees items still held when the buffer is freed or flushed. */
 MtcpReorder *mtcp_reorder_new (guint64 window, GDestroyNotify free_item);
 void mtcp_reorder_free (MtcpReorder * reorder);
+
+/* @max_bytes: cap on the sizes held plus MTCP_REORDER_ITEM_COST per item,
+ * 0 = none. Over it, push refuses (MTCP_REORDER_FULL) all but the item
+ * next in order, and pop gives up on gaps at once instead of at their
+ * deadline until half the cap is free again.
+ * @horizon: a deadline later than arrival + @horizon is pulled in to it,
+ * GST_CLOCK_TIME_NONE = none (deadlines of GST_CLOCK_TIME_NONE stay). */
+void mtcp_reorder_set_limits (MtcpReorder * reorder, guint64 max_bytes,
+    GstClockTime horizon);
 
 /* Drop everything held; the next item released will be @next_seq. */
 void mtcp_reorder_reset (MtcpReorder * reorder, guint64 next_seq);
@@ -48,9 +73,16 @@ MtcpReorderPushResult mtcp_reorder_push (MtcpReorder * reorder, guint64 seq,
     GstClockTime deadline, GstClockTime now, gsize size, gpointer item);
 
 /* The sender will never send [first, end): those slots are skipped without
- * waiting (counted as sender_skipped), and the next release is discont. */
-void mtcp_reorder_skip_range (MtcpReorder * reorder, guint64 first,
+ * waiting (counted as sender_skipped), and the next release is discont.
+ * O(log n) to find its place among the held ranges, which it merges with
+ * when they overlap or touch. Returns FALSE when the range was not kept in
+ * full: it starts beyond the window (a protocol error, like TOO_FAR), or
+ * the range cap was exceeded and the range furthest ahead was forgotten. */
+gboolean mtcp_reorder_skip_range (MtcpReorder * reorder, guint64 first,
     guint64 end);
+
+/* Skip ranges held now (at most MTCP_REORDER_MAX_RANGES). */
+guint mtcp_reorder_n_ranges (MtcpReorder * reorder);
 
 /* Release the next item if it is in order, or if a gap before it has
  * reached the held item's deadline (@now >= deadline). Sets *discont when

@@ -5,6 +5,7 @@
 #include "mtcpserver.h"
 #include "mtcptcpinfo.h"
 #include "mtcpiothread.h"
+#include "mtcpauth.h"
 
 #include <errno.h>
 #include <string.h>
@@ -29,11 +30,13 @@ typedef struct {
   MtcpTcpInfo info;
   gchar *congestion;
   gboolean retiring;            /* in sess->retiring: sends what it holds, then closes */
+  guint64 retiring_sent;        /* its bytes_sent when it last made progress, */
+  gint64 retiring_progress_us;  /* and when */
   gboolean challenged;          /* waits for AUTH to the CHALLENGE it got */
   gboolean pending;             /* accepted, handshake not done: counted in
                                  * server->pending_handshakes */
   MtcpHello hello;              /* what it asked for, until it proves itself */
-  guint8 nonce[MTCP_NONCE_SIZE];
+  guint8 nonce[MTCP_NONCE_SIZE];        /* the sink's, in its CHALLENGE */
 } ServerConn;
 
 struct _ServerSession {
@@ -59,20 +62,30 @@ struct _ServerSession {
   gint64 copy_credit;           /* bytes it may still copy ahead of deadlines */
   guint64 frames_copied;        /* copied because their deadline was near */
   guint64 bytes_copied;
+  guint64 frames_expired;       /* unacknowledged, no longer kept */
+  gsize bytes_kept;             /* unacknowledged, kept, at the last tick */
   guint64 closed_written;       /* bytes_sent, bytes_received of its */
   guint64 closed_read;          /* connections that closed */
 };
 
 struct _MtcpServer {
+  gint refcount;                /* atomic */
   MtcpServerConfig config;
   MtcpServerWarningFunc warning;
   gpointer warning_data;
 
   GMutex lock;                  /* queue, sessions, connections, flags */
+  GPtrArray *warnings;          /* gchar*: said under the lock, passed on
+                                 * after it (server_unlock) */
+  guint64 warnings_dropped;     /* more than MAX_QUEUED_WARNINGS at once */
+  guint n_conns;                /* length of conns */
+  GSource *accept_source;       /* the listener's; NULL while backing off */
+  guint accept_backoff_ms;      /* accept () failed: wait this long */
+  guint64 accept_errors;
   GCond cond;                   /* room in the queue, drained */
   MtcpSendQueue *queue;
   GList *sessions;              /* ServerSession* */
-  GList *conns;                 /* ServerConn*, all of them */
+  GList *conns;                 /* ServerConn*, all of them, newest first */
   GList *closed;                /* ServerConn* closed during this dispatch */
   gboolean flushing;
   gboolean running;
@@ -96,6 +109,10 @@ struct _MtcpServer {
   guint64 handshakes_timed_out;
   gint64 rejected_warned_us;    /* last warning about rejections */
   guint64 rejected_unwarned;
+
+  /* derived once at start from the passphrase and a random salt: a
+   * stranger's HELLO costs an HMAC, never a key derivation */
+  MtcpAuthKey auth_key;
 };
 
 /* a frame the receiver waits for goes out again on another connection after
@@ -110,12 +127,26 @@ struct _MtcpServer {
  * without an ACK, and since the oldest unacknowledged write, makes a
  * connection stuck */
 #define STUCK_MIN_VAR_US (50 * G_TIME_SPAN_MILLISECOND)
+/* warnings waiting for the lock to be released: a flood of bad peers
+ * costs a count beyond this, not memory */
+#define MAX_QUEUED_WARNINGS 32
+/* accept () failing (EMFILE, ENFILE, ENOBUFS) leaves the listener
+ * readable: poll it again after this, doubling up to the most */
+#define ACCEPT_BACKOFF_MIN_MS 50
+#define ACCEPT_BACKOFF_MAX_MS 1000
 /* the least unsent data a connection may hold (notsent-lowat is the most):
  * about three segments, so that one in RTO backoff sits on few frames */
 #define LOWAT_MIN (4 * 1024)
 /* what a connection takes at a time before it writes (dynamic scheduler),
  * and never more than its unsent mark */
 #define PUMP_RUN_BYTES (32 * 1024)
+/* how long stopping waits for cancelled TLS handshakes to end */
+#define STOP_HANDSHAKES_WAIT_US (500 * G_TIME_SPAN_MILLISECOND)
+/* a retired connection that writes nothing this long (or idle-timeout if
+ * longer) is closed, what it holds handed over */
+#define RETIRE_STALL_MIN_MS 3000
+/* what a session keeps unacknowledged when max-session-bytes is 0 */
+#define MAX_KEPT_BYTES_DEFAULT (32 * 1024 * 1024)
 
 static void server_close_conn (MtcpServer * server, ServerConn * sc,
     const gchar * why);
@@ -129,6 +160,9 @@ mtcp_server_new (const MtcpServerConfig * config,
 {
   MtcpServer *server = g_new0 (MtcpServer, 1);
   static gsize done = 0;
+
+  server->refcount = 1;
+  server->warnings = g_ptr_array_new_with_free_func (g_free);
 
   if (g_once_init_enter (&done)) {
     GST_DEBUG_CATEGORY_INIT (mtcp_server_debug, "multitcpserver", 0,
@@ -149,11 +183,22 @@ mtcp_server_new (const MtcpServerConfig * config,
   return server;
 }
 
-void
-mtcp_server_free (MtcpServer * server)
+MtcpServer *
+mtcp_server_ref (MtcpServer * server)
 {
+  g_atomic_int_inc (&server->refcount);
+  return server;
+}
+
+void
+mtcp_server_unref (MtcpServer * server)
+{
+  if (!g_atomic_int_dec_and_test (&server->refcount))
+    return;
   mtcp_server_stop (server);
   mtcp_send_queue_free (server->queue);
+  g_ptr_array_unref (server->warnings);
+  mtcp_auth_key_clear (&server->auth_key);
   g_mutex_clear (&server->lock);
   g_cond_clear (&server->cond);
   g_free (server->config.host);
@@ -167,6 +212,9 @@ static void
 server_warn (MtcpServer * server, const gchar * format, ...)
     G_GNUC_PRINTF (2, 3);
 
+/* server->lock held. The warning reaches the owner once the lock is
+ * released (server_unlock): its handler may post on a bus whose sync
+ * handler reads our stats, which takes the lock. */
 static void
 server_warn (MtcpServer * server, const gchar * format, ...)
 {
@@ -177,22 +225,51 @@ server_warn (MtcpServer * server, const gchar * format, ...)
   msg = g_strdup_vprintf (format, args);
   va_end (args);
   GST_WARNING ("%s", msg);
-  if (server->warning)
-    server->warning (msg, server->warning_data);
-  g_free (msg);
+  if (server->warnings->len < MAX_QUEUED_WARNINGS)
+    g_ptr_array_add (server->warnings, msg);
+  else {
+    server->warnings_dropped++;
+    g_free (msg);
+  }
+}
+
+/* Releases server->lock, then passes on the warnings said while it was
+ * held. Only from the I/O thread: the owner's handler runs there. */
+static void
+server_unlock (MtcpServer * server)
+{
+  GPtrArray *warnings = NULL;
+  guint i;
+
+  if (server->warnings->len > 0) {
+    warnings = server->warnings;
+    server->warnings = g_ptr_array_new_with_free_func (g_free);
+  }
+  g_mutex_unlock (&server->lock);
+  if (warnings == NULL)
+    return;
+  for (i = 0; i < warnings->len && server->warning; i++)
+    server->warning (g_ptr_array_index (warnings, i), server->warning_data);
+  g_ptr_array_unref (warnings);
 }
 
 /* ---- sessions ---- */
 
+/* server->lock held. NULL when the kernel gives no random bytes: a
+ * session id anyone could guess would let strangers join it. */
 static ServerSession *
 session_new (MtcpServer * server)
 {
   ServerSession *sess = g_new0 (ServerSession, 1);
+  gssize got;
 
-  if (getrandom (sess->id, sizeof (sess->id), 0) != sizeof (sess->id)) {
-    guint i;
-    for (i = 0; i < MTCP_SESSION_ID_SIZE; i++)
-      sess->id[i] = g_random_int_range (0, 256);
+  do
+    got = getrandom (sess->id, sizeof (sess->id), 0);
+  while (got < 0 && errno == EINTR);
+  if (got != sizeof (sess->id)) {
+    GST_ERROR ("no random bytes for a session id: %s", g_strerror (errno));
+    g_free (sess);
+    return NULL;
   }
   sess->id_str = mtcp_session_id_to_string (sess->id);
   sess->qs = mtcp_send_queue_add_session (server->queue);
@@ -225,7 +302,8 @@ session_find (MtcpServer * server, const guint8 * id)
   GList *l;
   for (l = server->sessions; l; l = l->next) {
     ServerSession *sess = l->data;
-    if (memcmp (sess->id, id, MTCP_SESSION_ID_SIZE) == 0)
+    /* in constant time: how far a guess matched must not show */
+    if (mtcp_bytes_equal_ct (sess->id, id, MTCP_SESSION_ID_SIZE))
       return sess;
   }
   return NULL;
@@ -436,7 +514,7 @@ pump_all_cb (gpointer data)
   g_mutex_lock (&server->lock);
   pump_all (server);
   reap (server);
-  g_mutex_unlock (&server->lock);
+  server_unlock (server);
   return G_SOURCE_REMOVE;
 }
 
@@ -462,6 +540,7 @@ server_close_conn (MtcpServer * server, ServerConn * sc, const gchar * why)
       " bytes unsent)", sc->id, sc->conn->peer, sess ? sess->id_str : "none",
       why, unsent);
   server->conns = g_list_remove (server->conns, sc);
+  server->n_conns--;
   if (sc->pending) {
     sc->pending = FALSE;
     server->pending_handshakes--;
@@ -472,11 +551,15 @@ server_close_conn (MtcpServer * server, ServerConn * sc, const gchar * why)
     /* what it held and the receiver has not acknowledged goes out again on
      * the others: the receiver drops duplicates by sequence number */
     GList *frames = mtcp_connection_take_unacked (sc->conn), *l, *keep = NULL;
+    gint64 now = g_get_monotonic_time ();
     for (l = frames; l; l = l->next) {
       MtcpOutFrame *f = l->data;
       if (sess->acked != MTCP_TIME_NONE && f->seq <= sess->acked &&
           f->type != MTCP_FRAME_SKIP)
         mtcp_out_frame_free (f);
+      else if (f->type == MTCP_FRAME_BUFFER && f->due_us != 0 &&
+          sess->latency_us > 0 && f->due_us + sess->latency_us <= now)
+        mtcp_out_frame_free (f);        /* it could only arrive late */
       else
         keep = g_list_prepend (keep, f);
     }
@@ -576,14 +659,37 @@ apply_socket_options (MtcpServer * server, ServerConn * sc)
         "%s", g_strerror (errno));
 }
 
-static void
-random_bytes (guint8 * out, gsize n)
+/* No lock needed. FALSE with @error when the kernel has no randomness:
+ * a guessable nonce or salt would void the passphrase, so no fallback. */
+static gboolean
+random_bytes (guint8 * out, gsize n, GError ** error)
 {
-  if (getrandom (out, n, 0) != (gssize) n) {
-    gsize i;
-    for (i = 0; i < n; i++)
-      out[i] = g_random_int_range (0, 256);
+  return mtcp_random_bytes (out, n, error);
+}
+
+/* server->lock held. At the session limit, the session that has been
+ * without a connection longest makes room for a new receiver: otherwise
+ * anyone could fill every slot for session-timeout with a HELLO and a
+ * close each. */
+static void
+session_evict_orphan (MtcpServer * server)
+{
+  ServerSession *oldest = NULL;
+  GList *l;
+
+  for (l = server->sessions; l; l = l->next) {
+    ServerSession *sess = l->data;
+    if (sess->ended || sess->orphaned_us == 0)
+      continue;
+    if (oldest == NULL || sess->orphaned_us < oldest->orphaned_us)
+      oldest = sess;
   }
+  if (oldest == NULL)
+    return;
+  GST_INFO ("session %s, without a connection for %" G_GINT64_FORMAT " ms, "
+      "makes room for a new one", oldest->id_str,
+      (g_get_monotonic_time () - oldest->orphaned_us) / 1000);
+  session_free (server, oldest);
 }
 
 /* The connection proved itself (or nothing was asked): into a session.
@@ -609,6 +715,8 @@ admit (MtcpServer * server, ServerConn * sc, const MtcpHello * hello)
       return FALSE;
     }
   } else {
+    if (g_list_length (server->sessions) >= server->config.max_sessions)
+      session_evict_orphan (server);
     if (g_list_length (server->sessions) >= server->config.max_sessions) {
       gchar *reason = g_strdup_printf ("the sink serves %u sessions, "
           "its limit", server->config.max_sessions);
@@ -617,6 +725,11 @@ admit (MtcpServer * server, ServerConn * sc, const MtcpHello * hello)
       return FALSE;
     }
     sess = session_new (server);
+    if (sess == NULL) {
+      refuse (server, sc, MTCP_REFUSE_LIMIT, "the sink has no random bytes "
+          "for a session id");
+      return FALSE;
+    }
   }
   sess->latency_us = (gint64) hello->latency_ms * 1000;
   if (hello->latency_ms > 0) {
@@ -631,8 +744,8 @@ admit (MtcpServer * server, ServerConn * sc, const MtcpHello * hello)
     sc->pending = FALSE;
     server->pending_handshakes--;
   }
-  /* admitted: frames up to the negotiated size from now on */
-  mtcp_frame_reader_set_max_body (sc->conn->reader, server->config.max_frame);
+  /* admitted: a receiver sends FEEDBACK and RETIRE, nothing large */
+  mtcp_frame_reader_set_max_body (sc->conn->reader, MTCP_MAX_RECEIVER_BODY);
   sc->id = sess->next_conn_id++;
   g_ptr_array_add (sess->conns, sc);
   sc->conn->keep_sent = TRUE;
@@ -660,7 +773,7 @@ admit (MtcpServer * server, ServerConn * sc, const MtcpHello * hello)
   return sc->session != NULL;
 }
 
-/* Returns FALSE if the connection was closed. */
+/* server->lock held. Returns FALSE if the connection was closed. */
 static gboolean
 handle_hello (MtcpServer * server, ServerConn * sc, const guint8 * body,
     gsize size)
@@ -678,42 +791,67 @@ handle_hello (MtcpServer * server, ServerConn * sc, const guint8 * body,
     g_free (err);
     return FALSE;
   }
-  if (server->config.passphrase && *server->config.passphrase) {
-    MtcpOutFrame *f = mtcp_out_frame_new ();
+  if (server->auth_key.valid) {
+    MtcpChallenge challenge;
+    MtcpOutFrame *f;
     MtcpIoResult r;
+    GError *error = NULL;
 
+    if (!(hello.flags & MTCP_HELLO_FLAG_MUTUAL_AUTH)) {
+      refuse (server, sc, MTCP_REFUSE_AUTH, "this sink wants a passphrase "
+          "proven both ways (HELLO flag 0x08): the receiver is too old");
+      return FALSE;
+    }
+    if (!random_bytes (sc->nonce, sizeof (sc->nonce), &error)) {
+      refuse (server, sc, MTCP_REFUSE_SHUTDOWN, error->message);
+      g_error_free (error);
+      return FALSE;
+    }
     sc->hello = hello;
     sc->challenged = TRUE;
-    random_bytes (sc->nonce, sizeof (sc->nonce));
+    memcpy (challenge.nonce, sc->nonce, MTCP_NONCE_SIZE);
+    memcpy (challenge.salt, server->auth_key.salt, MTCP_SALT_SIZE);
+    challenge.iterations = server->auth_key.iterations;
+    f = mtcp_out_frame_new ();
     f->type = MTCP_FRAME_CHALLENGE;
     f->head_size = mtcp_write_challenge (f->head, sizeof (f->head_inline),
-        sc->nonce);
+        &challenge);
     mtcp_connection_queue (sc->conn, f);
     return conn_flush (server, sc, &r);
   }
   return admit (server, sc, &hello);
 }
 
-/* Returns FALSE if the connection was closed. */
+/* server->lock held. Returns FALSE if the connection was closed. */
 static gboolean
 handle_auth (MtcpServer * server, ServerConn * sc, const guint8 * body,
     gsize size)
 {
-  guint8 mac[MTCP_MAC_SIZE], expected[MTCP_MAC_SIZE];
+  MtcpAuth auth;
+  guint8 expected[MTCP_MAC_SIZE];
+  MtcpOutFrame *f;
   gchar *err = NULL;
 
-  if (!mtcp_parse_secret32 (body, size, mac, &err)) {
+  if (!mtcp_parse_auth (body, size, &auth, &err)) {
     refuse (server, sc, MTCP_REFUSE_PROTOCOL, err);
     g_free (err);
     return FALSE;
   }
-  mtcp_auth_compute (server->config.passphrase, sc->nonce, &sc->hello,
-      expected);
-  if (!mtcp_auth_equal (mac, expected)) {
+  mtcp_auth_proof (&server->auth_key, MTCP_AUTH_ROLE_RECEIVER, sc->nonce,
+      auth.nonce, &sc->hello, expected);
+  if (!mtcp_bytes_equal_ct (auth.mac, expected, MTCP_MAC_SIZE)) {
     refuse (server, sc, MTCP_REFUSE_AUTH, "wrong passphrase");
     return FALSE;
   }
   sc->challenged = FALSE;
+  /* our own proof, right before WELCOME (or REFUSE) in the same queue */
+  mtcp_auth_proof (&server->auth_key, MTCP_AUTH_ROLE_SINK, sc->nonce,
+      auth.nonce, &sc->hello, expected);
+  f = mtcp_out_frame_new ();
+  f->type = MTCP_FRAME_PROOF;
+  f->head_size = mtcp_write_proof (f->head, sizeof (f->head_inline),
+      expected);
+  mtcp_connection_queue (sc->conn, f);
   return admit (server, sc, &sc->hello);
 }
 
@@ -816,6 +954,31 @@ session_spread_copies (MtcpServer * server, ServerSession * sess,
   return n;
 }
 
+/* server->lock held. Keeps the copies the session's repair budget pays
+ * for, oldest first, and frees the rest: hedges and copies ahead of a
+ * deadline share one budget, copy_overhead_percent of the stream, so a
+ * frame cannot go out on every connection. Their bytes in @paid. */
+static GList *
+session_pay_for_copies (ServerSession * sess, GList * copies, gsize * paid)
+{
+  GList *l, *next;
+
+  *paid = 0;
+  for (l = copies; l; l = next) {
+    MtcpOutFrame *f = l->data;
+    next = l->next;
+    if (sess->copy_credit <= 0) {
+      /* over the overhead: TCP has to make it */
+      mtcp_out_frame_free (f);
+      copies = g_list_delete_link (copies, l);
+      continue;
+    }
+    sess->copy_credit -= mtcp_out_frame_size (f);
+    *paid += mtcp_out_frame_size (f);
+  }
+  return copies;
+}
+
 /* The receiver waits behind a hole that has not moved for two of the
  * holding connection's RTTs (200 ms at least): the frame is stuck in TCP
  * retransmissions on that connection, which at a few % loss can take
@@ -832,7 +995,7 @@ hedge_stuck_frame (MtcpServer * server, ServerSession * sess,
   ServerConn *holder;
   gint64 since, wait;
   guint i, n_copies, n;
-  gsize bytes;
+  gsize bytes, paid;
   gboolean closed;
   GList *copies;
 
@@ -866,7 +1029,14 @@ hedge_stuck_frame (MtcpServer * server, ServerSession * sess,
   n_copies = g_list_length (copies);
   sess->hedged_seq = next;
   sess->hedged_us = now;
+  copies = session_pay_for_copies (sess, copies, &paid);
+  if (copies == NULL) {
+    GST_DEBUG ("session %s: seq %" G_GUINT64_FORMAT " stuck on connection "
+        "%u, no copy budget left", sess->id_str, next, holder->id);
+    return;
+  }
   n = session_spread_copies (server, sess, holder, copies, &bytes, &closed);
+  sess->copy_credit += paid - bytes;    /* what found no connection */
   sess->frames_hedged += n;
   GST_DEBUG ("session %s: seq %" G_GUINT64_FORMAT " stuck on connection %u "
       "for %" G_GINT64_FORMAT " ms: %u of it and the %u after it there again "
@@ -897,7 +1067,7 @@ copy_frames_near_deadline (MtcpServer * server, ServerSession * sess,
   for (k = 0; k < G_N_ELEMENTS (lists); k++)
     for (i = 0; i < lists[k]->len; i++) {
       ServerConn *holder = g_ptr_array_index (lists[k], i);
-      GList *copies, *l, *next;
+      GList *copies, *l;
       gint64 lead, first, stale;
       gsize taken = 0, bytes;
       gboolean closed;
@@ -923,17 +1093,9 @@ copy_frames_near_deadline (MtcpServer * server, ServerSession * sess,
         continue;
       copies = mtcp_connection_copy_frames_due (holder->conn,
           holder->info.bytes_acked, now - stale, now - sess->latency_us + lead);
-      for (l = copies; l; l = next) {
+      copies = session_pay_for_copies (sess, copies, &taken);
+      for (l = copies; l; l = l->next) {
         MtcpOutFrame *f = l->data;
-        next = l->next;
-        if (sess->copy_credit <= 0) {
-          /* over the overhead: TCP has to make it */
-          mtcp_out_frame_free (f);
-          copies = g_list_delete_link (copies, l);
-          continue;
-        }
-        sess->copy_credit -= mtcp_out_frame_size (f);
-        taken += mtcp_out_frame_size (f);
         GST_LOG ("session %s: seq %" G_GUINT64_FORMAT " due in %"
             G_GINT64_FORMAT " ms, unacknowledged on connection %u: a copy",
             sess->id_str, f->seq, (f->due_us + sess->latency_us - now) / 1000,
@@ -965,30 +1127,45 @@ on_deadline_watch (gpointer data)
   for (l = server->sessions; l; l = l->next)
     copy_frames_near_deadline (server, l->data, now);
   reap (server);
-  g_mutex_unlock (&server->lock);
+  server_unlock (server);
   return G_SOURCE_CONTINUE;
 }
 
-static void
+/* server->lock held. Returns FALSE if @sc was closed: a hedge writes to
+ * the session's connections, @sc among them, and a write can fail. */
+static gboolean
 handle_feedback (MtcpServer * server, ServerConn * sc, const guint8 * body,
     gsize size)
 {
   gchar *err = NULL;
   MtcpFeedback fb;
+  MtcpQueueSessionStats qst;
+  gboolean advanced;
 
   if (!mtcp_parse_feedback (body, size, &fb, &err)) {
     server_warn (server, "bad feedback from %s: %s", sc->conn->peer, err);
     g_free (err);
-    return;
+    return TRUE;
+  }
+  /* a receiver cannot have what was never handed out */
+  mtcp_send_queue_session_stats (server->queue, sc->session->qs, &qst);
+  if (fb.highest_in_order != MTCP_TIME_NONE &&
+      fb.highest_in_order >= qst.next_seq) {
+    GST_DEBUG ("connection %u claims seq %" G_GUINT64_FORMAT ", only %"
+        G_GUINT64_FORMAT " were handed out", sc->id, fb.highest_in_order,
+        qst.next_seq);
+    fb.highest_in_order = qst.next_seq == 0 ? MTCP_TIME_NONE :
+        qst.next_seq - 1;
   }
   sc->feedback = fb;
   sc->feedback_us = g_get_monotonic_time ();
   GST_LOG ("connection %u: receiver has everything to %" G_GINT64_FORMAT
       ", %" G_GUINT64_FORMAT " bytes held", sc->id,
       (gint64) fb.highest_in_order, fb.buffered_bytes);
-  if (fb.highest_in_order != MTCP_TIME_NONE &&
+  advanced = fb.highest_in_order != MTCP_TIME_NONE &&
       (sc->session->acked == MTCP_TIME_NONE ||
-          fb.highest_in_order > sc->session->acked)) {
+      fb.highest_in_order > sc->session->acked);
+  if (advanced) {
     ServerSession *sess = sc->session;
     guint i;
     sess->acked = fb.highest_in_order;
@@ -1001,13 +1178,15 @@ handle_feedback (MtcpServer * server, ServerConn * sc, const guint8 * body,
       mtcp_connection_ack (((ServerConn *) g_ptr_array_index (sess->retiring,
                   i))->conn, sess->acked);
     g_cond_broadcast (&server->cond);
-  } else {
-    hedge_stuck_frame (server, sc->session, &fb, sc->feedback_us);
   }
-  if (fb.echo_sink_time_us > 0 && (guint64) sc->feedback_us >
+  if (fb.echo_sink_time_us > 0 && fb.echo_sink_time_us < G_MAXINT64 / 2 &&
+      fb.echo_delay_us < G_MAXINT64 / 2 && (guint64) sc->feedback_us >
       fb.echo_sink_time_us + fb.echo_delay_us)
-    sc->echo_rtt_us = sc->feedback_us - fb.echo_sink_time_us -
-        fb.echo_delay_us;
+    sc->echo_rtt_us = MIN (sc->feedback_us - fb.echo_sink_time_us -
+        fb.echo_delay_us, G_MAXUINT32);
+  if (!advanced)
+    hedge_stuck_frame (server, sc->session, &fb, sc->feedback_us);
+  return sc->conn != NULL;
 }
 
 /* The receiver wants one connection fewer: no new frames for it, and it
@@ -1022,6 +1201,8 @@ retire_conn (MtcpServer * server, ServerConn * sc)
   if (sc->retiring)
     return TRUE;
   sc->retiring = TRUE;
+  sc->retiring_sent = sc->conn->bytes_sent;
+  sc->retiring_progress_us = g_get_monotonic_time ();
   g_ptr_array_remove (sess->conns, sc);
   g_ptr_array_add (sess->retiring, sc);
   GST_INFO ("connection %u of session %s retires (%" G_GSIZE_FORMAT
@@ -1078,7 +1259,8 @@ handle_frames (MtcpServer * server, ServerConn * sc)
     }
     switch (hdr.type) {
       case MTCP_FRAME_FEEDBACK:
-        handle_feedback (server, sc, body, hdr.length);
+        if (!handle_feedback (server, sc, body, hdr.length))
+          return FALSE;
         break;
       case MTCP_FRAME_RETIRE:
         if (!retire_conn (server, sc))
@@ -1144,7 +1326,7 @@ on_conn_event (MtcpConnection * conn, GIOCondition cond, gpointer user_data)
   }
 done:
   reap (server);
-  g_mutex_unlock (&server->lock);
+  server_unlock (server);
   return TRUE;
 }
 
@@ -1180,6 +1362,39 @@ reject_oldest_pending (MtcpServer * server)
   }
 }
 
+static gboolean on_accept (GSocket * listener, GIOCondition cond,
+    gpointer user_data);
+
+/* I/O thread, no lock: accept_source is only touched here and at start. */
+static void
+watch_listener (MtcpServer * server)
+{
+  server->accept_source = g_socket_create_source (server->listener, G_IO_IN,
+      NULL);
+  g_source_set_callback (server->accept_source,
+      (GSourceFunc) (void (*)(void)) on_accept, server, NULL);
+  g_source_attach (server->accept_source, server->io.context);
+  g_source_unref (server->accept_source);
+}
+
+static gboolean
+on_accept_backoff_over (gpointer data)
+{
+  watch_listener (data);
+  return G_SOURCE_REMOVE;
+}
+
+/* Most connections the sink holds at once, handshakes included: every
+ * session full, plus the handshakes. */
+static guint
+max_open_connections (MtcpServer * server)
+{
+  return MIN ((guint64) MAX (server->config.max_sessions, 1) *
+      (MAX (server->config.max_connections, 1) + 1) +
+      MAX (server->config.max_pending_handshakes, 1), G_MAXUINT);
+}
+
+/* The I/O thread, no lock held. */
 static gboolean
 on_accept (GSocket * listener, GIOCondition cond, gpointer user_data)
 {
@@ -1191,11 +1406,42 @@ on_accept (GSocket * listener, GIOCondition cond, gpointer user_data)
     ServerConn *sc;
 
     if (sock == NULL) {
-      if (!g_error_matches (err, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
-        GST_WARNING ("accept failed: %s", err->message);
+      gboolean failed = !g_error_matches (err, G_IO_ERROR,
+          G_IO_ERROR_WOULD_BLOCK);
+      if (failed) {
+        /* out of descriptors or memory: the connection stays in the
+         * backlog and the listener readable; polling it again at once
+         * would spin this thread */
+        server->accept_backoff_ms = CLAMP (server->accept_backoff_ms * 2,
+            ACCEPT_BACKOFF_MIN_MS, ACCEPT_BACKOFF_MAX_MS);
+        g_mutex_lock (&server->lock);
+        server->accept_errors++;
+        server_warn (server, "cannot accept connections (%s): trying again "
+            "in %u ms", err->message, server->accept_backoff_ms);
+        server_unlock (server);
+      } else {
+        server->accept_backoff_ms = 0;
+      }
       g_error_free (err);
-      break;
+      if (!failed)
+        break;
+      server->accept_source = NULL;
+      mtcp_io_thread_add_timeout (&server->io, server->accept_backoff_ms,
+          on_accept_backoff_over, server);
+      return G_SOURCE_REMOVE;
     }
+    g_mutex_lock (&server->lock);
+    if (server->n_conns >= max_open_connections (server)) {
+      server->connections_rejected++;
+      server->rejected_unwarned++;
+      g_mutex_unlock (&server->lock);
+      GST_DEBUG ("at the limit of %u open connections: a new one is closed",
+          max_open_connections (server));
+      g_socket_close (sock, NULL);
+      g_object_unref (sock);
+      continue;
+    }
+    g_mutex_unlock (&server->lock);
     sc = g_new0 (ServerConn, 1);
     sc->server = server;
     /* a stranger may send HELLO or AUTH and nothing bigger */
@@ -1214,6 +1460,7 @@ on_accept (GSocket * listener, GIOCondition cond, gpointer user_data)
     server->pending_handshakes_peak = MAX (server->pending_handshakes_peak,
         server->pending_handshakes);
     server->conns = g_list_prepend (server->conns, sc);
+    server->n_conns++;
     GST_DEBUG ("accepted connection from %s", sc->conn->peer);
     if (server->config.tls_certificate) {
       MtcpTlsConfig tls = { TRUE, server->config.tls_certificate, };
@@ -1221,14 +1468,14 @@ on_accept (GSocket * listener, GIOCondition cond, gpointer user_data)
         server_close_conn (server, sc, err->message);
         g_clear_error (&err);
         reap (server);
-        g_mutex_unlock (&server->lock);
+        server_unlock (server);
         continue;
       }
     }
     mtcp_connection_attach (sc->conn, server->io.context, on_conn_event, server);
     /* free what reject_oldest_pending () closed now, not at the next tick */
     reap (server);
-    g_mutex_unlock (&server->lock);
+    server_unlock (server);
   }
   return G_SOURCE_CONTINUE;
 }
@@ -1283,12 +1530,49 @@ send_report (MtcpServer * server, ServerConn * sc, gint64 now)
   sc->report_us = now;
 }
 
+/* server->lock held. Frames a receiver has not acknowledged are kept for
+ * a hand-over or a copy, but not past their deadline (they would arrive
+ * late) nor beyond the session's byte bound: a receiver that reads
+ * everything and never acknowledges cannot pin the stream. */
+static void
+session_expire_kept (MtcpServer * server, ServerSession * sess, gint64 now)
+{
+  GPtrArray *lists[] = { sess->conns, sess->retiring };
+  gint64 keep_due_after = G_MININT64;
+  gsize most = server->config.limits.max_lag_bytes ?
+      server->config.limits.max_lag_bytes : MAX_KEPT_BYTES_DEFAULT;
+  guint k, i, n = 0;
+  gsize bytes = 0, kept = 0;
+
+  if (sess->latency_us > 0)
+    keep_due_after = now - sess->latency_us;
+  else if (GST_CLOCK_TIME_IS_VALID (server->config.limits.max_lag_time))
+    keep_due_after = now - (gint64) (server->config.limits.max_lag_time /
+        GST_USECOND);
+  for (k = 0; k < G_N_ELEMENTS (lists); k++)
+    for (i = 0; i < lists[k]->len; i++) {
+      ServerConn *sc = g_ptr_array_index (lists[k], i);
+      gsize dropped = 0;
+      n += mtcp_connection_expire_sent (sc->conn, keep_due_after,
+          most > kept ? most - kept : 0, &dropped);
+      bytes += dropped;
+      kept += mtcp_connection_kept_bytes (sc->conn);
+    }
+  if (n > 0) {
+    sess->frames_expired += n;
+    GST_DEBUG ("session %s: %u unacknowledged frames (%" G_GSIZE_FORMAT
+        " bytes) past the receiver's deadline or the session's bound are "
+        "no longer kept", sess->id_str, n, bytes);
+  }
+  sess->bytes_kept = kept;
+}
+
 static gboolean
 on_tick (gpointer data)
 {
   MtcpServer *server = data;
   gint64 now = g_get_monotonic_time ();
-  GList *l, *next;
+  GList *l, *snapshot;
 
   g_mutex_lock (&server->lock);
   if (server->rate_since_us == 0) {
@@ -1300,9 +1584,13 @@ on_tick (gpointer data)
     server->rate_since_us = now;
   }
 
-  for (l = server->conns; l; l = next) {
+  /* reading a connection can close others (a hedge writes to them), and
+   * closed ones are freed only by reap (): walk a copy, skip the closed */
+  snapshot = g_list_copy (server->conns);
+  for (l = snapshot; l; l = l->next) {
     ServerConn *sc = l->data;
-    next = l->next;
+    if (sc->conn == NULL)
+      continue;
     if (sc->session == NULL) {
       if (now - sc->accepted_us >
           (gint64) server->config.handshake_timeout_ms * 1000) {
@@ -1329,14 +1617,28 @@ on_tick (gpointer data)
           "connection presumed dead");
       continue;
     }
+    /* a retired connection whose receiver stopped reading would otherwise
+     * stay, outside the session's connection limit, for ever */
+    if (sc->retiring && sc->conn->bytes_sent != sc->retiring_sent) {
+      sc->retiring_sent = sc->conn->bytes_sent;
+      sc->retiring_progress_us = now;
+    } else if (sc->retiring && now - sc->retiring_progress_us >
+        (gint64) MAX (server->config.idle_timeout_ms, RETIRE_STALL_MIN_MS) *
+        1000) {
+      server_close_conn (server, sc, "retired and writing nothing");
+      continue;
+    }
     /* one that carried no frame lately gets its REPORT alone, the tick
-     * after it was due */
-    if (!sc->retiring && now - sc->report_us >=
+     * after it was due; not behind output that does not leave (a receiver
+     * that stopped reading), where REPORTs would pile up stale */
+    if (!sc->retiring && sc->conn->out_bytes == 0 && now - sc->report_us >=
         (gint64) server->config.report_interval_ms * 1500)
       send_report (server, sc, now);
   }
+  g_list_free (snapshot);
   for (l = server->sessions; l; l = l->next) {
     ServerSession *sess = l->data;
+    session_expire_kept (server, sess, now);
     if (sess->orphaned_us && now - sess->orphaned_us >
         (gint64) server->config.session_timeout_ms * 1000) {
       GST_INFO ("session %s: no connection for %u ms, it ends", sess->id_str,
@@ -1346,7 +1648,7 @@ on_tick (gpointer data)
   }
   pump_all (server);
   reap (server);
-  g_mutex_unlock (&server->lock);
+  server_unlock (server);
   return G_SOURCE_CONTINUE;
 }
 
@@ -1358,11 +1660,32 @@ mark_ended (ServerSession * sess, gpointer unused)
   sess->ended = TRUE;
 }
 
+/* No lock needed (before the I/O thread runs). Slow: one key derivation
+ * per start, with a salt of this start's. */
+static gboolean
+derive_auth_key (MtcpServer * server, GError ** error)
+{
+  guint8 salt[MTCP_SALT_SIZE];
+
+  mtcp_auth_key_clear (&server->auth_key);
+  if (server->config.passphrase == NULL || *server->config.passphrase == 0)
+    return TRUE;
+  if (!random_bytes (salt, sizeof (salt), error)) {
+    g_prefix_error (error, "no salt for the passphrase: ");
+    return FALSE;
+  }
+  mtcp_auth_key_derive (&server->auth_key, server->config.passphrase, salt,
+      MTCP_AUTH_ITERATIONS_DEFAULT);
+  return TRUE;
+}
+
 gboolean
 mtcp_server_start (MtcpServer * server, GError ** error)
 {
   GSocketAddress *saddr, *bound;
-  GSource *source;
+
+  if (!derive_auth_key (server, error))
+    return FALSE;
 
   saddr = mtcp_resolve_address (server->config.host, server->config.port,
       NULL, error);
@@ -1389,11 +1712,7 @@ mtcp_server_start (MtcpServer * server, GError ** error)
   g_clear_object (&bound);
 
   mtcp_io_thread_init (&server->io);
-  source = g_socket_create_source (server->listener, G_IO_IN, NULL);
-  g_source_set_callback (source, (GSourceFunc) (void (*)(void)) on_accept,
-      server, NULL);
-  g_source_attach (source, server->io.context);
-  g_source_unref (source);
+  watch_listener (server);
   mtcp_io_thread_add_timeout (&server->io,
       MAX (server->config.report_interval_ms, 10), on_tick, server);
   if (server->config.copy_overhead_percent > 0)
@@ -1411,6 +1730,8 @@ mtcp_server_start (MtcpServer * server, GError ** error)
 void
 mtcp_server_stop (MtcpServer * server)
 {
+  gint64 until;
+
   if (!server->running)
     return;
   g_mutex_lock (&server->lock);
@@ -1420,14 +1741,26 @@ mtcp_server_stop (MtcpServer * server)
 
   mtcp_io_thread_stop (&server->io);
 
-  /* the I/O thread is gone: nothing else touches the state now */
+  /* the I/O thread is gone; stats may still be read from another thread */
+  g_mutex_lock (&server->lock);
   server->running = FALSE;
   while (server->conns)
     server_close_conn (server, server->conns->data, "sink stopping");
   g_list_foreach (server->sessions, (GFunc) mark_ended, NULL);
   reap (server);
+  /* nobody is left to tell: the element is stopping */
+  g_ptr_array_set_size (server->warnings, 0);
+  g_mutex_unlock (&server->lock);
+  /* TLS handshakes cancelled above end in the I/O context, which nobody
+   * runs now: run it until they did, or a little while */
+  until = g_get_monotonic_time () + STOP_HANDSHAKES_WAIT_US;
+  while (mtcp_connection_orphaned_handshakes () > 0 &&
+      g_get_monotonic_time () < until)
+    if (!g_main_context_iteration (server->io.context, FALSE))
+      g_usleep (1000);
   g_socket_close (server->listener, NULL);
   g_clear_object (&server->listener);
+  server->accept_source = NULL;
   mtcp_io_thread_clear (&server->io);
 }
 
@@ -1565,6 +1898,7 @@ conn_stats (ServerConn * sc)
       "bytes-received", G_TYPE_UINT64, sc->conn->bytes_received,
       "frames-received", G_TYPE_UINT64, sc->conn->frames_received,
       "bytes-queued", G_TYPE_UINT64, (guint64) sc->conn->out_bytes,
+      "frames-queued", G_TYPE_UINT, g_queue_get_length (&sc->conn->out),
       "rtt", G_TYPE_UINT, sc->info.rtt_us,
       "rttvar", G_TYPE_UINT, sc->info.rttvar_us,
       "min-rtt", G_TYPE_UINT, sc->info.min_rtt_us,
@@ -1637,6 +1971,8 @@ mtcp_server_get_stats (MtcpServer * server)
         "frames-hedged", G_TYPE_UINT64, sess->frames_hedged,
         "frames-copied", G_TYPE_UINT64, sess->frames_copied,
         "bytes-copied", G_TYPE_UINT64, sess->bytes_copied,
+        "frames-expired", G_TYPE_UINT64, sess->frames_expired,
+        "bytes-kept", G_TYPE_UINT64, (guint64) sess->bytes_kept,
         "state", G_TYPE_STRING, sess->orphaned_us ? "waiting" : "active",
         "queue-buffers", G_TYPE_UINT64, qst.backlog_buffers,
         "queue-bytes", G_TYPE_UINT64, qst.backlog_bytes,
@@ -1667,7 +2003,8 @@ mtcp_server_get_stats (MtcpServer * server)
       server->pending_handshakes_peak,
       "connections-rejected", G_TYPE_UINT64, server->connections_rejected,
       "handshakes-timed-out", G_TYPE_UINT64, server->handshakes_timed_out,
-      "open-connections", G_TYPE_UINT, g_list_length (server->conns),
+      "open-connections", G_TYPE_UINT, server->n_conns,
+      "accept-errors", G_TYPE_UINT64, server->accept_errors,
       "scheduler", G_TYPE_STRING,
       mtcp_scheduler_nick (server->config.scheduler), NULL);
   g_mutex_unlock (&server->lock);

@@ -44,7 +44,10 @@ typedef void (*MtcpServerWarningFunc) (const gchar * message,
 
 MtcpServer *mtcp_server_new (const MtcpServerConfig * config,
     MtcpServerWarningFunc warning, gpointer user_data);
-void mtcp_server_free (MtcpServer * server);
+/* Reference counted: whoever reads stats or sets limits from another
+ * thread holds a reference while it does; the last unref stops and frees. */
+MtcpServer *mtcp_server_ref (MtcpServer * server);
+void mtcp_server_unref (MtcpServer * server);
 
 gboolean mtcp_server_start (MtcpServer * server, GError ** error);
 void mtcp_server_stop (MtcpServer * server);

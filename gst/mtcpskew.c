@@ -94,6 +94,39 @@ mtcp_skew_reset (MtcpSkew * skew)
   skew->n_windows = n_windows;
 }
 
+/* a - b for any two times, as exactly as a double holds it. No lock. */
+static gdouble
+time_diff (GstClockTime a, GstClockTime b)
+{
+  return a >= b ? (gdouble) (a - b) : -(gdouble) (b - a);
+}
+
+/* a - b saturated to a gint64: the sender's times are whatever it sends.
+ * No lock. */
+static gint64
+sub_sat (gint64 a, gint64 b)
+{
+  gint64 d;
+
+  if (__builtin_sub_overflow (a, b, &d))
+    return b < 0 ? G_MAXINT64 : G_MININT64;
+  return d;
+}
+
+/* arrival - sender_time as a signed delay, saturated. No lock. */
+static gint64
+delay_of (GstClockTime arrival, GstClockTime sender_time)
+{
+  guint64 d;
+
+  if (arrival >= sender_time) {
+    d = arrival - sender_time;
+    return d > G_MAXINT64 ? G_MAXINT64 : (gint64) d;
+  }
+  d = sender_time - arrival;
+  return d > G_MAXINT64 ? G_MININT64 : -(gint64) d;
+}
+
 static gdouble
 correction_at (MtcpSkew * skew, gdouble x)
 {
@@ -138,8 +171,7 @@ close_window (MtcpSkew * skew)
     skew->n_points--;
   }
   p = &skew->points[(skew->first_point + skew->n_points) % skew->n_windows];
-  p->sender = (gdouble) ((gint64) skew->min_sender -
-      (gint64) skew->sender_origin);
+  p->sender = time_diff (skew->min_sender, skew->sender_origin);
   p->delay = (gdouble) skew->min_delay;
   skew->n_points++;
   if (!skew->have_floor) {
@@ -151,8 +183,7 @@ close_window (MtcpSkew * skew)
     return;
 
   fit_line (skew, &slope, &intercept);
-  now_x = (gdouble) ((gint64) skew->last_sender -
-      (gint64) skew->sender_origin);
+  now_x = time_diff (skew->last_sender, skew->sender_origin);
   now_corr = correction_at (skew, now_x);
   if (fabs (slope) * 1e6 > MTCP_SKEW_MAX_PPM) {
     /* not a clock: hold the correction where it is and start over */
@@ -195,7 +226,7 @@ mtcp_skew_observe (MtcpSkew * skew, GstClockTime sender_time,
   if (!skew->started) {
     skew->started = TRUE;
     skew->sender_origin = sender_time;
-    skew->delay_origin = (gint64) arrival - (gint64) sender_time;
+    skew->delay_origin = delay_of (arrival, sender_time);
     skew->last_sender = sender_time;
     skew->window_end = arrival + skew->window;
   }
@@ -203,7 +234,7 @@ mtcp_skew_observe (MtcpSkew * skew, GstClockTime sender_time,
     close_window (skew);
     skew->window_end = arrival + skew->window;
   }
-  delay = (gint64) arrival - (gint64) sender_time - skew->delay_origin;
+  delay = sub_sat (delay_of (arrival, sender_time), skew->delay_origin);
   if (!skew->have_min || delay < skew->min_delay) {
     skew->min_delay = delay;
     skew->min_sender = sender_time;
@@ -216,10 +247,16 @@ mtcp_skew_observe (MtcpSkew * skew, GstClockTime sender_time,
 gint64
 mtcp_skew_correction (MtcpSkew * skew, GstClockTime sender_time)
 {
+  gdouble c;
+
   if (!skew->started || !GST_CLOCK_TIME_IS_VALID (sender_time))
     return 0;
-  return (gint64) llround (correction_at (skew,
-          (gdouble) ((gint64) sender_time - (gint64) skew->sender_origin)));
+  c = correction_at (skew, time_diff (sender_time, skew->sender_origin));
+  /* far-off sender times: saturate rather than leave llround's range */
+  if (!isfinite (c))
+    return 0;
+  c = CLAMP (c, (gdouble) (G_MININT64 / 2), (gdouble) (G_MAXINT64 / 2));
+  return (gint64) llround (c);
 }
 
 gdouble

@@ -579,6 +579,161 @@ GST_START_TEST (test_truncated_bodies_rejected)
 
 GST_END_TEST;
 
+GST_START_TEST (test_handshake_frames_roundtrip)
+{
+  MtcpChallenge ch, ch_back;
+  MtcpAuth auth, auth_back;
+  guint8 mac[MTCP_MAC_SIZE], mac_back[MTCP_MAC_SIZE];
+  guint8 out[MTCP_AUTH_FRAME_SIZE + 8], big[MTCP_AUTH_FRAME_SIZE + 8];
+  MtcpFrameHeader hdr;
+  gchar *err = NULL;
+  gsize n;
+
+  memset (ch.nonce, 0x01, MTCP_NONCE_SIZE);
+  memset (ch.salt, 0x02, MTCP_SALT_SIZE);
+  ch.iterations = 150000;
+  n = mtcp_write_challenge (out, sizeof (out), &ch);
+  fail_unless_equals_int (n, MTCP_HEADER_SIZE + 52);
+  fail_unless_equals_int (mtcp_write_challenge (out, n - 1, &ch), 0);
+  fail_unless_equals_int (mtcp_parse_header (out, n, MTCP_MAX_HANDSHAKE_BODY,
+          &hdr, &err), MTCP_PARSE_OK);
+  fail_unless_equals_int (hdr.type, MTCP_FRAME_CHALLENGE);
+  fail_unless_equals_int (hdr.length, 52);
+  /* the rounds are big-endian right after the salt */
+  fail_unless_equals_int (out[MTCP_HEADER_SIZE + 48 + 1], 0x02);
+  fail_unless_equals_int (out[MTCP_HEADER_SIZE + 48 + 2], 0x49);
+  fail_unless_equals_int (out[MTCP_HEADER_SIZE + 48 + 3], 0xf0);
+  fail_unless (mtcp_parse_challenge (out + MTCP_HEADER_SIZE, hdr.length,
+          &ch_back, &err));
+  fail_unless (memcmp (&ch, &ch_back, sizeof (ch)) == 0);
+
+  memset (auth.nonce, 0x03, MTCP_NONCE_SIZE);
+  memset (auth.mac, 0x04, MTCP_MAC_SIZE);
+  n = mtcp_write_auth (out, sizeof (out), &auth);
+  fail_unless_equals_int (n, MTCP_HEADER_SIZE + 64);
+  fail_unless_equals_int (mtcp_write_auth (out, n - 1, &auth), 0);
+  fail_unless_equals_int (mtcp_parse_header (out, n, MTCP_MAX_HANDSHAKE_BODY,
+          &hdr, &err), MTCP_PARSE_OK);
+  fail_unless_equals_int (hdr.type, MTCP_FRAME_AUTH);
+  fail_unless (mtcp_parse_auth (out + MTCP_HEADER_SIZE, hdr.length,
+          &auth_back, &err));
+  fail_unless (memcmp (&auth, &auth_back, sizeof (auth)) == 0);
+
+  memset (mac, 0x05, MTCP_MAC_SIZE);
+  n = mtcp_write_proof (out, sizeof (out), mac);
+  fail_unless_equals_int (n, MTCP_HEADER_SIZE + 32);
+  fail_unless_equals_int (mtcp_write_proof (out, n - 1, mac), 0);
+  fail_unless_equals_int (mtcp_parse_header (out, n, MTCP_MAX_HANDSHAKE_BODY,
+          &hdr, &err), MTCP_PARSE_OK);
+  fail_unless_equals_int (hdr.type, MTCP_FRAME_PROOF);
+  fail_unless_equals_string (mtcp_frame_type_name (hdr.type), "PROOF");
+  fail_unless (mtcp_parse_proof (out + MTCP_HEADER_SIZE, hdr.length,
+          mac_back, &err));
+  fail_unless (memcmp (mac, mac_back, MTCP_MAC_SIZE) == 0);
+
+  /* a byte short or long is refused */
+  memset (big, 0, sizeof (big));
+#define REJECT(call) G_STMT_START { fail_if (call); fail_unless (err != NULL); \
+    g_free (err); err = NULL; } G_STMT_END
+  REJECT (mtcp_parse_challenge (big, 51, &ch_back, &err));
+  REJECT (mtcp_parse_challenge (big, 53, &ch_back, &err));
+  REJECT (mtcp_parse_challenge (big, 32, &ch_back, &err));
+  REJECT (mtcp_parse_auth (big, 63, &auth_back, &err));
+  REJECT (mtcp_parse_auth (big, 65, &auth_back, &err));
+  REJECT (mtcp_parse_auth (big, 32, &auth_back, &err));
+  REJECT (mtcp_parse_proof (big, 31, mac_back, &err));
+  REJECT (mtcp_parse_proof (big, 33, mac_back, &err));
+#undef REJECT
+
+  /* handshake frames stay small whatever the reader's limit */
+  mtcp_write_header (big, MTCP_FRAME_CHALLENGE, 0, MTCP_MAX_HANDSHAKE_BODY + 1);
+  fail_unless_equals_int (mtcp_parse_header (big, MTCP_HEADER_SIZE,
+          MTCP_MAX_FRAME_DEFAULT, &hdr, &err), MTCP_PARSE_ERROR);
+  g_clear_pointer (&err, g_free);
+  mtcp_write_header (big, MTCP_FRAME_PROOF, 0, 4096);
+  fail_unless_equals_int (mtcp_parse_header (big, MTCP_HEADER_SIZE,
+          MTCP_MAX_FRAME_DEFAULT, &hdr, &err), MTCP_PARSE_ERROR);
+  g_clear_pointer (&err, g_free);
+
+  /* what a receiver sends once admitted fits its limit */
+  fail_unless (MTCP_FEEDBACK_SIZE <= MTCP_MAX_RECEIVER_BODY);
+  fail_unless (MTCP_MAX_HANDSHAKE_BODY <= MTCP_MAX_RECEIVER_BODY);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_bytes_equal_ct)
+{
+  guint8 a[40], b[40];
+  guint i;
+
+  memset (a, 0x33, sizeof (a));
+  memcpy (b, a, sizeof (b));
+  fail_unless (mtcp_bytes_equal_ct (a, b, sizeof (a)));
+  fail_unless (mtcp_bytes_equal_ct (a, b, 0));
+  for (i = 0; i < sizeof (a); i++) {
+    b[i] ^= 0x80;
+    fail_if (mtcp_bytes_equal_ct (a, b, sizeof (a)), "byte %u", i);
+    fail_unless (mtcp_bytes_equal_ct (a, b, i));
+    b[i] ^= 0x80;
+  }
+}
+
+GST_END_TEST;
+
+/* Item 5: what a large frame grew is given back once it is consumed. */
+GST_START_TEST (test_reader_shrinks_after_large_frame)
+{
+  MtcpFrameReader *r = mtcp_frame_reader_new (MTCP_MAX_FRAME_DEFAULT);
+  const gsize frame = 4 * 1024 * 1024;
+  guint8 small[MTCP_EOS_FRAME_SIZE];
+  MtcpFrameHeader hdr;
+  const guint8 *body;
+  gchar *err = NULL;
+  gsize got = 0, space, peak = 0;
+  guint8 *dst;
+  guint64 seq;
+
+  while (got < frame) {
+    gsize n;
+    dst = mtcp_frame_reader_space (r, &space);
+    n = MIN (space, frame - got);
+    memset (dst, 0xab, n);
+    if (got == 0)
+      mtcp_write_header (dst, MTCP_FRAME_BUFFER, 0, frame - MTCP_HEADER_SIZE);
+    mtcp_frame_reader_commit (r, n);
+    got += n;
+    peak = MAX (peak, mtcp_frame_reader_allocated (r));
+  }
+  fail_unless (peak >= frame);
+  fail_unless_equals_int (mtcp_frame_reader_next (r, &hdr, &body, &err),
+      MTCP_PARSE_OK);
+  fail_unless_equals_int (hdr.length, frame - MTCP_HEADER_SIZE);
+
+  /* small frames after it: the next read gets a small buffer again */
+  mtcp_write_eos (small, sizeof (small), 7);
+  dst = mtcp_frame_reader_space (r, &space);
+  fail_unless (mtcp_frame_reader_allocated (r) <= 2 * 64 * 1024,
+      "%" G_GSIZE_FORMAT " bytes still allocated",
+      mtcp_frame_reader_allocated (r));
+  memcpy (dst, small, 5);
+  mtcp_frame_reader_commit (r, 5);
+  fail_unless_equals_int (mtcp_frame_reader_next (r, &hdr, &body, &err),
+      MTCP_PARSE_NEED_MORE);
+  /* part of a frame held: it survives the shrink */
+  dst = mtcp_frame_reader_space (r, &space);
+  fail_unless (mtcp_frame_reader_allocated (r) <= 2 * 64 * 1024);
+  memcpy (dst, small + 5, sizeof (small) - 5);
+  mtcp_frame_reader_commit (r, sizeof (small) - 5);
+  fail_unless_equals_int (mtcp_frame_reader_next (r, &hdr, &body, &err),
+      MTCP_PARSE_OK);
+  fail_unless (mtcp_parse_eos (body, hdr.length, &seq, &err));
+  fail_unless_equals_uint64 (seq, 7);
+  mtcp_frame_reader_free (r);
+}
+
+GST_END_TEST;
+
 static Suite *
 protocol_suite (void)
 {
@@ -597,6 +752,9 @@ protocol_suite (void)
   tcase_add_test (tc, test_reader_huge_length_and_cut_frames);
   tcase_add_test (tc, test_reader_memory_follows_received_bytes);
   tcase_add_test (tc, test_truncated_bodies_rejected);
+  tcase_add_test (tc, test_handshake_frames_roundtrip);
+  tcase_add_test (tc, test_bytes_equal_ct);
+  tcase_add_test (tc, test_reader_shrinks_after_large_frame);
   return s;
 }
 

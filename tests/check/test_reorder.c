@@ -1,6 +1,9 @@
 #include <gst/check/gstcheck.h>
 
 #include "mtcpreorder.h"
+#include "mtcpskew.h"
+
+#include <math.h>
 
 #define NONE GST_CLOCK_TIME_NONE
 #define WINDOW (1 << 20)
@@ -42,18 +45,26 @@ make_item (guint64 seq)
   return item;
 }
 
-/* Push a fresh item, asserting the result; refused items are freed here. */
+/* Push a fresh item of @size, asserting the result; refused items are
+ * freed here. */
 static void
-push (MtcpReorder * reorder, guint64 seq, GstClockTime deadline,
-    GstClockTime now, MtcpReorderPushResult expected)
+push_sized (MtcpReorder * reorder, guint64 seq, GstClockTime deadline,
+    GstClockTime now, gsize size, MtcpReorderPushResult expected)
 {
   gpointer item = make_item (seq);
   MtcpReorderPushResult res;
 
-  res = mtcp_reorder_push (reorder, seq, deadline, now, 10, item);
+  res = mtcp_reorder_push (reorder, seq, deadline, now, size, item);
   fail_unless_equals_int (res, expected);
   if (res != MTCP_REORDER_ACCEPTED)
     g_free (item);
+}
+
+static void
+push (MtcpReorder * reorder, guint64 seq, GstClockTime deadline,
+    GstClockTime now, MtcpReorderPushResult expected)
+{
+  push_sized (reorder, seq, deadline, now, 10, expected);
 }
 
 /* Pop one item, asserting its seq and discont flag. */
@@ -568,6 +579,220 @@ GST_START_TEST (test_random_window)
 
 GST_END_TEST;
 
+/* A hostile sender's flood of disjoint SKIPs: the ranges held stay at the
+ * cap (the ones furthest ahead are forgotten), each insert is a binary
+ * search, and the ones kept still skip. */
+GST_START_TEST (test_skip_flood_bounded)
+{
+  MtcpReorder *reorder = mtcp_reorder_new (WINDOW, g_free);
+  guint i, refused = 0;
+
+  for (i = 0; i < 40000; i++) {
+    /* back to front: each would be inserted at the start of the array */
+    guint64 first = 2 * (guint64) (40000 - i) + 1;
+    if (!mtcp_reorder_skip_range (reorder, first, first + 1))
+      refused++;
+    fail_unless (mtcp_reorder_n_ranges (reorder) <= MTCP_REORDER_MAX_RANGES);
+  }
+  fail_unless_equals_int (mtcp_reorder_n_ranges (reorder),
+      MTCP_REORDER_MAX_RANGES);
+  fail_unless_equals_int (refused, 40000 - MTCP_REORDER_MAX_RANGES);
+  fail_unless_equals_uint64 (get_stats (reorder).ranges_dropped,
+      40000 - MTCP_REORDER_MAX_RANGES);
+
+  /* the lowest ranges were kept: 3, 5, 7 ... skipped at once */
+  push (reorder, 0, 100, 0, MTCP_REORDER_ACCEPTED);
+  push (reorder, 1, 100, 0, MTCP_REORDER_ACCEPTED);
+  push (reorder, 2, 100, 0, MTCP_REORDER_ACCEPTED);
+  push (reorder, 4, 100, 0, MTCP_REORDER_ACCEPTED);
+  expect_pop (reorder, 0, 0, FALSE);
+  expect_pop (reorder, 0, 1, FALSE);
+  expect_pop (reorder, 0, 2, FALSE);
+  expect_pop (reorder, 0, 4, TRUE);
+  fail_unless_equals_uint64 (get_stats (reorder).sender_skipped, 1);
+  fail_unless_equals_int (mtcp_reorder_n_ranges (reorder),
+      MTCP_REORDER_MAX_RANGES - 1);
+
+  /* one range over all of them merges them into one */
+  fail_unless (mtcp_reorder_skip_range (reorder, 5, 100000));
+  fail_unless_equals_int (mtcp_reorder_n_ranges (reorder), 1);
+  /* a range starting beyond the window is refused */
+  fail_if (mtcp_reorder_skip_range (reorder, 5 + WINDOW, 6 + WINDOW));
+  fail_unless_equals_int (mtcp_reorder_n_ranges (reorder), 1);
+  /* extreme ends are harmless */
+  fail_unless (mtcp_reorder_skip_range (reorder, 0, G_MAXUINT64));
+  fail_if (mtcp_reorder_skip_range (reorder, G_MAXUINT64 - 1, G_MAXUINT64));
+  fail_unless_equals_int (mtcp_reorder_n_ranges (reorder), 1);
+  mtcp_reorder_free (reorder);
+}
+
+GST_END_TEST;
+
+/* Merging against a model: whatever order ranges come in, the seqs they
+ * cover are skipped and no others. */
+GST_START_TEST (test_skip_merge_random)
+{
+  GRand *rand = g_rand_new_with_seed (22);
+  guint round;
+
+  for (round = 0; round < 50; round++) {
+    MtcpReorder *reorder = mtcp_reorder_new (WINDOW, g_free);
+    gboolean covered[512] = { FALSE, };
+    guint64 seq, n_covered = 0, prev = G_MAXUINT64;
+    guint i;
+
+    for (i = 0; i < 60; i++) {
+      guint64 first = g_rand_int_range (rand, 0, 500);
+      guint64 end = first + g_rand_int_range (rand, 1, 12);
+      fail_unless (mtcp_reorder_skip_range (reorder, first, end));
+      for (seq = first; seq < end; seq++)
+        covered[seq] = TRUE;
+    }
+    for (seq = 0; seq < 512; seq++) {
+      if (covered[seq])
+        n_covered++;
+      else
+        push (reorder, seq, NONE, 0, MTCP_REORDER_ACCEPTED);
+    }
+    for (;;) {
+      gboolean discont;
+      guint64 *item = mtcp_reorder_pop (reorder, 0, &seq, &discont, NULL);
+      if (item == NULL)
+        break;
+      fail_if (covered[seq]);
+      /* discont exactly when covered seqs lie between two releases */
+      fail_unless_equals_int (discont, seq > 0 && (prev == G_MAXUINT64 ?
+              TRUE : seq != prev + 1));
+      prev = seq;
+      g_free (item);
+    }
+    fail_unless_equals_uint64 (get_stats (reorder).sender_skipped, n_covered);
+    fail_unless_equals_uint64 (get_stats (reorder).depth, 0);
+    mtcp_reorder_free (reorder);
+  }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* The byte cap: items beyond it are refused and counted, the next in order
+ * is always taken, and the gap everything waits behind is given up at once
+ * instead of at its deadline. */
+GST_START_TEST (test_byte_cap)
+{
+  MtcpReorder *reorder = mtcp_reorder_new (WINDOW, g_free);
+  const guint64 cap = 10 * (1000 + MTCP_REORDER_ITEM_COST);
+  MtcpReorderStats stats;
+  guint64 seq, accepted = 0;
+
+  mtcp_reorder_set_limits (reorder, cap, NONE);
+  /* 0 is missing: 1.. wait behind it until the cap is reached */
+  for (seq = 1; seq <= 100; seq++) {
+    gpointer item = make_item (seq);
+    MtcpReorderPushResult r = mtcp_reorder_push (reorder, seq, 1000, 0, 1000,
+        item);
+    if (r == MTCP_REORDER_ACCEPTED) {
+      accepted++;
+    } else {
+      fail_unless_equals_int (r, MTCP_REORDER_FULL);
+      g_free (item);
+    }
+  }
+  stats = get_stats (reorder);
+  fail_unless_equals_uint64 (accepted, 10);
+  fail_unless_equals_uint64 (stats.depth, 10);
+  fail_unless_equals_uint64 (stats.bytes, 10 * 1000);
+  fail_unless_equals_uint64 (stats.overflow, 90);
+
+  /* full: 0 is given up long before its deadline (1000) */
+  expect_pop (reorder, 1, 1, TRUE);
+  fail_unless_equals_uint64 (get_stats (reorder).skipped, 1);
+  for (seq = 2; seq <= 10; seq++)
+    expect_pop (reorder, 1, seq, FALSE);
+  expect_none (reorder, 1, NONE);
+
+  /* the item next in order is taken even over the cap */
+  for (seq = 12; seq < 22; seq++)
+    push_sized (reorder, seq, 1000, 0, 1000, MTCP_REORDER_ACCEPTED);
+  push_sized (reorder, 22, 1000, 0, 1000, MTCP_REORDER_FULL);
+  push_sized (reorder, 11, 1000, 0, 1000, MTCP_REORDER_ACCEPTED);
+  for (seq = 11; seq < 22; seq++)
+    expect_pop (reorder, 1, seq, FALSE);
+  /* below half the cap again: gaps wait for their deadline */
+  push (reorder, 23, 1000, 0, MTCP_REORDER_ACCEPTED);
+  expect_none (reorder, 1, 1000);
+  expect_pop (reorder, 1000, 23, TRUE);
+
+  /* items without size count too: a flood of them stays bounded */
+  for (seq = 30; seq < 100000; seq++) {
+    gpointer item = make_item (seq);
+    if (mtcp_reorder_push (reorder, seq, NONE, 0, 0, item) !=
+        MTCP_REORDER_ACCEPTED)
+      g_free (item);
+  }
+  fail_unless (get_stats (reorder).depth * MTCP_REORDER_ITEM_COST <= cap);
+  mtcp_reorder_free (reorder);
+}
+
+GST_END_TEST;
+
+/* A deadline far in the future is pulled in to arrival + horizon: a gap
+ * before it waits no longer than that. */
+GST_START_TEST (test_deadline_horizon)
+{
+  MtcpReorder *reorder = mtcp_reorder_new (WINDOW, g_free);
+
+  mtcp_reorder_set_limits (reorder, 0, 1000);
+  push (reorder, 1, G_MAXINT64, 500, MTCP_REORDER_ACCEPTED);
+  fail_unless_equals_uint64 (mtcp_reorder_first_deadline (reorder), 1500);
+  push (reorder, 2, G_MAXUINT64 - 1, 500, MTCP_REORDER_ACCEPTED);
+  /* within the horizon: unchanged */
+  push (reorder, 3, 1200, 500, MTCP_REORDER_ACCEPTED);
+  fail_unless_equals_uint64 (get_stats (reorder).clamped, 2);
+  expect_none (reorder, 1499, 1500);
+  expect_pop (reorder, 1500, 1, TRUE);
+  expect_pop (reorder, 1500, 2, FALSE);
+  expect_pop (reorder, 1500, 3, FALSE);
+
+  /* extreme arrival times and seqs: refused or handled, nothing wraps */
+  push (reorder, 4, G_MAXUINT64 - 1, G_MAXUINT64 - 2, MTCP_REORDER_ACCEPTED);
+  push (reorder, 5, 0, G_MAXUINT64 - 1, MTCP_REORDER_LATE);
+  push (reorder, G_MAXUINT64, G_MAXUINT64 - 1, 0, MTCP_REORDER_TOO_FAR);
+  expect_pop (reorder, G_MAXUINT64 - 1, 4, FALSE);
+  mtcp_reorder_free (reorder);
+}
+
+GST_END_TEST;
+
+/* The clock skew estimate fed the times a sink may send: no signed
+ * overflow (UBSan), a correction that stays finite and bounded. */
+GST_START_TEST (test_skew_extreme_times)
+{
+  static const GstClockTime times[] = { 0, 1, G_MAXINT64 / 2, G_MAXINT64,
+    (GstClockTime) G_MAXINT64 + 1, G_MAXUINT64 - 1
+  };
+  MtcpSkew *skew = mtcp_skew_new (GST_MSECOND, 5);
+  guint i, j, k;
+
+  for (k = 0; k < 3; k++) {
+    mtcp_skew_reset (skew);
+    for (i = 0; i < G_N_ELEMENTS (times); i++) {
+      for (j = 0; j < G_N_ELEMENTS (times); j++) {
+        gint64 c;
+
+        mtcp_skew_observe (skew, times[(i + k) % G_N_ELEMENTS (times)],
+            times[j] + i * 10 * GST_MSECOND);
+        c = mtcp_skew_correction (skew, times[j]);
+        fail_unless (c >= G_MININT64 / 2 && c <= G_MAXINT64 / 2);
+      }
+    }
+    fail_unless (isfinite (mtcp_skew_get_ppm (skew)));
+  }
+  mtcp_skew_free (skew);
+}
+
+GST_END_TEST;
+
 static Suite *
 reorder_suite (void)
 {
@@ -589,6 +814,11 @@ reorder_suite (void)
   tcase_add_test (tc, test_reset);
   tcase_add_test (tc, test_stats_depth_bytes);
   tcase_add_test (tc, test_random_window);
+  tcase_add_test (tc, test_skip_flood_bounded);
+  tcase_add_test (tc, test_skip_merge_random);
+  tcase_add_test (tc, test_byte_cap);
+  tcase_add_test (tc, test_deadline_horizon);
+  tcase_add_test (tc, test_skew_extreme_times);
   return s;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "mtcpprotocol.h"
+#include "mtcpreorder.h"
 #include "mtcptcpinfo.h"
 
 #define LATENCY_MS 300
@@ -115,6 +116,41 @@ send_buffer (GSocket * sock, guint64 seq, guint64 pts_ms)
   send_bytes (sock, out, n + 100);
 }
 
+/* A BUFFER with the given wire times, payload tagged @tag. */
+static void
+send_buffer_times (GSocket * sock, guint64 seq, guint64 pts, guint64 dts,
+    guint64 duration, guint8 tag)
+{
+  guint8 out[MTCP_BUFFER_HEAD_SIZE + 100];
+  MtcpBufferInfo info;
+  gsize n;
+
+  info.seq = seq;
+  info.pts = pts;
+  info.dts = dts;
+  info.duration = duration;
+  info.flags = MTCP_BUF_DELTA;
+  info.payload_size = 100;
+  n = mtcp_write_buffer_head (out, sizeof (out), &info);
+  fail_unless_equals_int (n, MTCP_BUFFER_HEAD_SIZE);
+  memset (out + n, tag, 100);
+  send_bytes (sock, out, n + 100);
+}
+
+/* Sends what it can: the receiver may close the connection midway. */
+static void
+send_bytes_until_closed (GSocket * sock, const guint8 * data, gsize size)
+{
+  gsize done = 0;
+  while (done < size) {
+    gssize n = g_socket_send (sock, (const gchar *) data + done, size - done,
+        NULL, NULL);
+    if (n <= 0)
+      return;
+    done += n;
+  }
+}
+
 static void
 send_skip (GSocket * sock, guint64 first, guint64 end)
 {
@@ -150,6 +186,17 @@ pull (GstElement * appsink, guint8 * tag)
   gst_sample_unref (sample);
   gst_buffer_extract (buf, 0, tag, 1);
   return buf;
+}
+
+static guint
+stat_uint (GstElement * src, const gchar * name)
+{
+  GstStructure *s;
+  guint v = 0;
+  g_object_get (src, "stats", &s, NULL);
+  fail_unless (gst_structure_get_uint (s, name, &v), "no %s", name);
+  gst_structure_free (s);
+  return v;
 }
 
 static guint64
@@ -334,6 +381,169 @@ GST_START_TEST (test_garbage_from_sink_closes_one_connection)
 
 GST_END_TEST;
 
+/* sender time in ns since @t0 (a g_get_monotonic_time ()) */
+#define ELAPSED(t0) ((guint64) (g_get_monotonic_time () - (t0)) * GST_USECOND)
+
+/* Starts "multitcpsrc ! appsink" with two connections to a fake sink. */
+static GstElement *
+start_two (FakeSink * fs, guint8 sid, GSocket ** a, GSocket ** b,
+    GstElement ** src, GstElement ** appsink)
+{
+  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  GSocketAddress *addr = g_inet_socket_address_new (lo, 0), *bound;
+  GstElement *pipeline;
+  GThread *thread;
+  gchar *desc;
+
+  memset (fs->session_id, sid, sizeof (fs->session_id));
+  fs->listener = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
+      G_SOCKET_PROTOCOL_TCP, NULL);
+  fail_unless (g_socket_bind (fs->listener, addr, TRUE, NULL));
+  fail_unless (g_socket_listen (fs->listener, NULL));
+  bound = g_socket_get_local_address (fs->listener, NULL);
+  fs->port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+  g_object_unref (bound);
+  g_object_unref (addr);
+  g_object_unref (lo);
+
+  desc = g_strdup_printf ("multitcpsrc name=src host=127.0.0.1 port=%u "
+      "connections=2 latency=%u ! appsink name=out sync=false", fs->port,
+      LATENCY_MS);
+  pipeline = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  *appsink = gst_bin_get_by_name (GST_BIN (pipeline), "out");
+  thread = g_thread_new ("fake-sink", accept_first, fs);
+  fail_if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  *a = g_thread_join (thread);
+  *b = fake_accept (fs, TRUE);
+  return pipeline;
+}
+
+static void
+stop_two (FakeSink * fs, GstElement * pipeline, GSocket * a, GSocket * b,
+    GstElement * src, GstElement * appsink)
+{
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  g_object_unref (a);
+  g_object_unref (b);
+  gst_object_unref (src);
+  gst_object_unref (appsink);
+  gst_object_unref (pipeline);
+  g_object_unref (fs->listener);
+}
+
+/* Timestamps at the ends of the range a sink can send: no signed overflow
+ * in the time mapping or the skew estimate (UBSan in CI), times past
+ * G_MAXINT64 / 2 close that connection as a protocol error, and the stream
+ * goes on. */
+GST_START_TEST (test_extreme_timestamps)
+{
+  FakeSink fs;
+  GSocket *a, *b;
+  GstElement *pipeline, *src, *appsink;
+  GstBuffer *buf;
+  guint8 tag, out[MTCP_REPORT_FRAME_SIZE];
+  MtcpReport report;
+  guint64 errors;
+  gint64 t0 = g_get_monotonic_time ();
+  gint i;
+
+  pipeline = start_two (&fs, 0x22, &a, &b, &src, &appsink);
+  send_caps (a, 0, "video/x-test");
+  /* sender times run with ours from 0 (ELAPSED), the duration is huge */
+  send_buffer_times (a, 1, ELAPSED (t0), MTCP_TIME_NONE, G_MAXINT64 / 2, 1);
+  buf = pull (appsink, &tag);
+  fail_unless_equals_int (tag, 1);
+  gst_buffer_unref (buf);
+  /* the far end of the range: the mapping saturates, the deadline is
+   * pulled in to the horizon, the buffer goes out in order */
+  send_buffer_times (a, 2, G_MAXINT64 / 2, MTCP_TIME_NONE, 0, 2);
+  buf = pull (appsink, &tag);
+  fail_unless_equals_int (tag, 2);
+  fail_unless (GST_BUFFER_PTS_IS_VALID (buf));
+  gst_buffer_unref (buf);
+  /* and back, DTS without PTS */
+  send_buffer_times (a, 3, MTCP_TIME_NONE, ELAPSED (t0), 1, 3);
+  buf = pull (appsink, &tag);
+  fail_unless_equals_int (tag, 3);
+  gst_buffer_unref (buf);
+  /* zero, once more than the latency has passed: late, dropped, counted */
+  g_usleep ((LATENCY_MS + 100) * 1000);
+  send_buffer_times (a, 4, 0, 0, 0, 4);
+  send_buffer_times (a, 5, ELAPSED (t0), ELAPSED (t0), 33, 5);
+  buf = pull (appsink, &tag);
+  fail_unless_equals_int (tag, 5);
+  gst_buffer_unref (buf);
+  fail_unless_equals_uint64 (stat (src, "buffers-late"), 1);
+
+  /* a REPORT of all ones feeds the controllers and the FEEDBACK echo */
+  memset (&report, 0xff, sizeof (report));
+  report.flags = 0;
+  send_bytes (a, out, mtcp_write_report (out, sizeof (out), &report));
+
+  /* beyond G_MAXINT64 / 2: a protocol error that closes b, not a */
+  errors = stat (src, "protocol-errors");
+  send_buffer_times (b, 6, G_MAXINT64, G_MAXUINT64 - 1, G_MAXUINT64 - 1, 6);
+  for (i = 0; i < 500 && stat (src, "protocol-errors") == errors; i++)
+    g_usleep (10 * 1000);
+  fail_unless_equals_uint64 (stat (src, "protocol-errors"), errors + 1);
+  send_buffer_times (a, 6, ELAPSED (t0), ELAPSED (t0), 33, 6);
+  buf = pull (appsink, &tag);
+  fail_unless_equals_int (tag, 6);
+  gst_buffer_unref (buf);
+
+  stop_two (&fs, pipeline, a, b, src, appsink);
+}
+
+GST_END_TEST;
+
+/* A flood of 40 000 disjoint SKIPs (~1 MB) on one connection: the ranges
+ * held stay at the cap, that connection is closed as a protocol error once
+ * the cap is exceeded, and the stream goes on over the other. */
+GST_START_TEST (test_skip_flood)
+{
+  FakeSink fs;
+  GSocket *a, *b;
+  GstElement *pipeline, *src, *appsink;
+  GstBuffer *buf;
+  guint8 tag, *flood;
+  gsize n = 0;
+  guint i;
+
+  pipeline = start_two (&fs, 0x33, &a, &b, &src, &appsink);
+  send_caps (a, 0, "video/x-test");
+  send_buffer (a, 1, 0);
+  buf = pull (appsink, &tag);
+  fail_unless_equals_int (tag, 1);
+  gst_buffer_unref (buf);
+
+  flood = g_malloc (40000 * MTCP_SKIP_FRAME_SIZE);
+  for (i = 0; i < 40000; i++) {
+    /* every other seq from 1000 on: nothing merges */
+    MtcpSkip skip = { 1000 + 2 * (guint64) i, 1001 + 2 * (guint64) i };
+    n += mtcp_write_skip (flood + n, MTCP_SKIP_FRAME_SIZE, &skip);
+  }
+  send_bytes_until_closed (b, flood, n);
+  g_free (flood);
+
+  /* the other connection still carries the stream, in time */
+  for (i = 2; i < 6; i++) {
+    send_buffer (a, i, 33 * i);
+    buf = pull (appsink, &tag);
+    fail_unless_equals_int (tag, i);
+    gst_buffer_unref (buf);
+  }
+  fail_unless (stat (src, "protocol-errors") >= 1);
+  fail_unless (stat_uint (src, "skip-ranges") <= MTCP_REORDER_MAX_RANGES);
+  fail_unless (stat_uint (src, "skip-ranges") > 0);
+
+  stop_two (&fs, pipeline, a, b, src, appsink);
+}
+
+GST_END_TEST;
+
 static Suite *
 src_reorder_suite (void)
 {
@@ -344,6 +554,8 @@ src_reorder_suite (void)
   tcase_set_timeout (tc, 60);
   tcase_add_test (tc, test_reorder_gap_late_skip_close_eos);
   tcase_add_test (tc, test_garbage_from_sink_closes_one_connection);
+  tcase_add_test (tc, test_extreme_timestamps);
+  tcase_add_test (tc, test_skip_flood);
   return s;
 }
 

@@ -21,7 +21,7 @@ def varint(v):
 
 
 def zigzag(d):
-    return varint((d << 1) ^ (d >> 63) & (2**64 - 1))
+    return varint(((d << 1) ^ (d >> 63)) & (2**64 - 1))
 
 
 sid = bytes(range(16))
@@ -50,7 +50,44 @@ frames = {
     "retire": frame(0x22, b""),
     "unknown": frame(0x7E, b"later"),
 }
-for name, data in frames.items():
+# what a hostile sink sends the receiver
+M64 = 2**64 - 1
+hostile = {
+    # a flood of disjoint SKIPs ahead of the release
+    "skip_flood": b"".join(frame(0x13, struct.pack(">QQ", 100 + 2 * i,
+                                                   101 + 2 * i))
+                           for i in range(150)),
+    # SKIPs overlapping, touching, and one over all of them
+    "skip_merge": b"".join(frame(0x13, struct.pack(">QQ", a, b)) for a, b in
+                           [(5, 9), (20, 25), (9, 12), (3, 6), (22, 40),
+                            (1, 1000), (M64 - 1, M64)]),
+    # timestamps at the ends of the range, forward and back
+    "buffer_extreme": b"".join(
+        frame(0x11, struct.pack(">QQQQII", seq, pts, dts, dur, 1, 1) + b"x")
+        for seq, pts, dts, dur in
+        [(1, 2**62 - 1, M64, 2**62 - 1), (2, 0, 0, 0), (3, M64 - 1, 2**63, 5),
+         (4, 2**63 - 1, 2**63 - 1, M64 - 1), (2**20, 10**9, 10**9, 1),
+         (M64 - 1, 1, 1, 1)]),
+    # deltas that jump to the top and wrap below zero
+    "buffer_delta_extreme": frame(0x14, bytes([7]) + zigzag(1) +
+                                  zigzag(2**62) + zigzag(2**62) +
+                                  zigzag(1) + varint(0) + b"a") +
+    frame(0x14, bytes([7]) + zigzag(1) + zigzag(-(2**63) + 1) +
+          zigzag(2**63 - 1) + zigzag(-2) + varint(0) + b"b") +
+    frame(0x14, bytes([3]) + zigzag(-5) + zigzag(-1) + zigzag(1) +
+          varint(0) + b"c"),
+    # buffers behind a gap with deadlines far off, then EOS and caps
+    "gap_hold": b"".join(
+        frame(0x11, struct.pack(">QQQQII", seq, 10**9 * seq, M64, 1, 1, 4) +
+              b"data") for seq in range(2, 60)) +
+    frame(0x10, struct.pack(">Q", 60) + b"video/x-raw, width=(int)2") +
+    frame(0x12, struct.pack(">Q", 61)),
+    "caps_odd": frame(0x10, struct.pack(">Q", 0) +
+                      b"video/x-raw, width=(int)[ 1, 2 ], a=(string)\"") +
+    frame(0x10, struct.pack(">Q", 1) + b"a/b, c=(GstCaps)\"x/y, d=(int)1\""),
+    "report_ones": frame(0x20, b"\xff" * 72),
+}
+for name, data in list(frames.items()) + list(hostile.items()):
     with open(os.path.join(here, name), "wb") as f:
         f.write(bytes([7]) + data)
 with open(os.path.join(here, "stream"), "wb") as f:

@@ -14,7 +14,8 @@ fi
 /usr/bin/python3 "$here/make_corpus.py"
 clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -I"$top/gst" "$here/fuzz_frames.c" "$top/gst/mtcpprotocol.c" \
-  $(pkg-config --cflags --libs gstreamer-1.0) -o "$out/fuzz_frames"
+  "$top/gst/mtcpreorder.c" "$top/gst/mtcpskew.c" \
+  $(pkg-config --cflags --libs gstreamer-1.0) -lm -o "$out/fuzz_frames"
 cp -n "$here"/corpus/* "$out/corpus/" 2>/dev/null || true
 export ASAN_OPTIONS="detect_leaks=1:fast_unwind_on_malloc=0"
 export LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0"
