@@ -31,6 +31,11 @@ GST_DEBUG_CATEGORY_STATIC (mtcp_client_debug);
  * session's), and on each at least this often: the sink takes silence on a
  * connection for a dead one (idle-timeout, 3 s by default) */
 #define FEEDBACK_KEEPALIVE_US (G_USEC_PER_SEC / 2)
+/* how long stopping waits for cancelled TLS handshakes to end */
+#define STOP_HANDSHAKES_WAIT_US (500 * G_TIME_SPAN_MILLISECOND)
+/* every connection silent: an outage; each waits this long (or
+ * idle-timeout if longer) before it is presumed dead */
+#define OUTAGE_WAIT_US (10 * G_USEC_PER_SEC)
 /* connections=0: the count until ParS has a loss rate (MultiTCP's default) */
 #define PARS_START_CONNECTIONS 5
 /* clock skew: minima of 1 s windows, a line through the last 60 */
@@ -93,7 +98,10 @@ typedef struct {
   /* the passphrase handshake on this connection */
   gboolean challenged;          /* answered a CHALLENGE, no PROOF yet */
   gboolean sink_proven;         /* the sink's PROOF was right */
-  MtcpHello auth_hello;         /* the HELLO both proofs cover */
+  MtcpHello auth_hello;         /* the HELLO sent: both proofs cover it */
+  MtcpAuthKey proof_key;        /* the key the AUTH was made with: the
+                                 * PROOF is checked with it, whatever
+                                 * another connection derives meanwhile */
   guint8 sink_nonce[MTCP_NONCE_SIZE];
   guint8 own_nonce[MTCP_NONCE_SIZE];
 } ClientConn;
@@ -169,12 +177,13 @@ struct _MtcpClient {
 
   MtcpIoThread io;
   gboolean running;
+  gint tls_orphans;             /* see mtcp_connection_wait_orphaned_handshakes */
 };
 
 static void client_close_conn (MtcpClient * client, ClientConn * cc,
     const gchar * why);
 static MtcpOutFrame *answer_challenge (MtcpClient * client, ClientConn * cc,
-    gboolean join, const guint8 * body, gsize size, gchar ** err);
+    gboolean locked, const guint8 * body, gsize size, gchar ** err);
 static gboolean check_proof (MtcpClient * client, ClientConn * cc,
     const guint8 * body, gsize size, gchar ** err);
 static gboolean sink_may_welcome (MtcpClient * client, ClientConn * cc,
@@ -254,6 +263,7 @@ void
 mtcp_client_free (MtcpClient * client)
 {
   mtcp_client_stop (client);
+  mtcp_auth_key_clear (&client->auth_key);
   mtcp_reorder_free (client->reorder);
   mtcp_skew_free (client->skew);
   g_clear_object (&client->address);
@@ -590,7 +600,7 @@ handle_welcome (MtcpClient * client, ClientConn * cc,
     return FALSE;
   }
   if (hdr->type == MTCP_FRAME_CHALLENGE) {
-    MtcpOutFrame *f = answer_challenge (client, cc, !cc->fresh, body,
+    MtcpOutFrame *f = answer_challenge (client, cc, TRUE, body,
         hdr->length, err);
     if (f == NULL)
       return auth_failed (client, *err);
@@ -689,12 +699,16 @@ make_hello (MtcpClient * client, gboolean join, MtcpHello * hello)
     memset (hello->session_id, 0, MTCP_SESSION_ID_SIZE);
 }
 
-/* client->lock held, or the I/O thread not running yet. The answer to a
- * CHALLENGE on @cc, or NULL with *err: no passphrase here, a key too weak
- * or too costly, a second CHALLENGE. Derives the key when the sink's salt
- * or rounds are new (tens of ms: once per sink, not per connection). */
+/* client->lock held (@locked, in the I/O thread), or the I/O thread not
+ * running yet. The answer to a CHALLENGE on @cc, or NULL with *err: no
+ * passphrase here, a key too weak or too costly, a second CHALLENGE.
+ * Derives the key when the sink's salt or rounds are new (tens of ms, up
+ * to a second for the most rounds accepted: once per sink, not per
+ * connection), with the lock released meanwhile: a sink that changes its
+ * salt on every connection must not stall the streaming thread. Only the
+ * I/O thread closes connections, so @cc is still there after. */
 static MtcpOutFrame *
-answer_challenge (MtcpClient * client, ClientConn * cc, gboolean join,
+answer_challenge (MtcpClient * client, ClientConn * cc, gboolean locked,
     const guint8 * body, gsize size, gchar ** err)
 {
   MtcpChallenge challenge;
@@ -730,15 +744,24 @@ answer_challenge (MtcpClient * client, ClientConn * cc, gboolean join,
   if (!mtcp_auth_key_matches (&client->auth_key, challenge.salt,
           challenge.iterations)) {
     gint64 t0 = g_get_monotonic_time ();
-    mtcp_auth_key_derive (&client->auth_key, client->config.passphrase,
-        challenge.salt, challenge.iterations);
+    MtcpAuthKey fresh;
+
+    /* config.passphrase changes only while stopped */
+    if (locked)
+      g_mutex_unlock (&client->lock);
+    mtcp_auth_key_derive (&fresh, client->config.passphrase, challenge.salt,
+        challenge.iterations);
+    if (locked)
+      g_mutex_lock (&client->lock);
+    client->auth_key = fresh;
+    mtcp_auth_key_clear (&fresh);
     GST_INFO ("derived the passphrase key (%u rounds) in %" G_GINT64_FORMAT
         " ms", challenge.iterations, (g_get_monotonic_time () - t0) / 1000);
   }
-  make_hello (client, join, &cc->auth_hello);
+  cc->proof_key = client->auth_key;
   memcpy (cc->sink_nonce, challenge.nonce, MTCP_NONCE_SIZE);
   memcpy (cc->own_nonce, auth.nonce, MTCP_NONCE_SIZE);
-  mtcp_auth_proof (&client->auth_key, MTCP_AUTH_ROLE_RECEIVER, cc->sink_nonce,
+  mtcp_auth_proof (&cc->proof_key, MTCP_AUTH_ROLE_RECEIVER, cc->sink_nonce,
       cc->own_nonce, &cc->auth_hello, auth.mac);
   cc->challenged = TRUE;
   f = mtcp_out_frame_new ();
@@ -762,7 +785,7 @@ check_proof (MtcpClient * client, ClientConn * cc, const guint8 * body,
   }
   if (!mtcp_parse_proof (body, size, mac, err))
     return FALSE;
-  mtcp_auth_proof (&client->auth_key, MTCP_AUTH_ROLE_SINK, cc->sink_nonce,
+  mtcp_auth_proof (&cc->proof_key, MTCP_AUTH_ROLE_SINK, cc->sink_nonce,
       cc->own_nonce, &cc->auth_hello, expected);
   if (!mtcp_bytes_equal_ct (mac, expected, MTCP_MAC_SIZE)) {
     *err = g_strdup_printf ("the sink at %s:%u does not know the passphrase "
@@ -797,6 +820,9 @@ send_hello (ClientConn * cc, MtcpClient * client, gboolean join)
   MtcpOutFrame *f = mtcp_out_frame_new ();
 
   make_hello (client, join, &hello);
+  /* a passphrase's proofs cover this HELLO, not one made later (the
+   * session id may change meanwhile) */
+  cc->auth_hello = hello;
   f->type = MTCP_FRAME_HELLO;
   f->head_size = mtcp_write_hello (f->head, sizeof (f->head_inline), &hello);
   mtcp_connection_queue (cc->conn, f);
@@ -841,6 +867,7 @@ client_close_conn (MtcpClient * client, ClientConn * cc, const gchar * why)
     client->connections_lost++;
   mtcp_connection_free (cc->conn);
   cc->conn = NULL;
+  mtcp_auth_key_clear (&cc->proof_key);
   client->closed = g_list_prepend (client->closed, cc);
 
   if (cc->state == CONN_RETIRING || !client->running) {
@@ -898,6 +925,7 @@ on_conn_event (MtcpConnection * conn, GIOCondition cond, gpointer user_data)
       goto done;
     }
     cc->state = CONN_HANDSHAKE;
+    conn->tls_orphans = &client->tls_orphans;
     if (client->tls.server_name &&
         !mtcp_connection_start_tls (conn, &client->tls, &err)) {
       client_close_conn (client, cc, err->message);
@@ -1177,6 +1205,8 @@ open_more_connections (gpointer data)
 {
   MtcpClient *client = data;
 
+  if (!client->running)
+    return G_SOURCE_REMOVE;     /* stopping */
   g_mutex_lock (&client->lock);
   /* connections=0: MultiTCP's default of 5 until ParS's model has RTT and
    * loss to work with */
@@ -1193,6 +1223,8 @@ apply_connection_count_cb (gpointer data)
 {
   MtcpClient *client = data;
 
+  if (!client->running)
+    return G_SOURCE_REMOVE;     /* stopping */
   g_mutex_lock (&client->lock);
   apply_connection_count (client);
   g_mutex_unlock (&client->lock);
@@ -1635,6 +1667,37 @@ feedback_carrier (MtcpClient * client)
   return oldest;
 }
 
+static gint64
+conn_silence (ClientConn * cc, gint64 now)
+{
+  return now - MAX (cc->heard_us, cc->conn->created_us);
+}
+
+/* client->lock held. A connection silent for idle-timeout is dead when the
+ * sink is heard on another (a half-open one). Every connection silent at
+ * once is an outage of the path (no coverage): TCP carries on when it
+ * returns, where closing and reconnecting would storm a dead path, so
+ * they wait up to OUTAGE_WAIT_US (and `timeout` for the whole session). */
+static gboolean
+conn_presumed_dead (MtcpClient * client, ClientConn * cc, gint64 now)
+{
+  gint64 idle = (gint64) client->config.idle_timeout_ms * 1000;
+  gint64 silent = conn_silence (cc, now);
+  GList *l;
+
+  if (silent <= idle)
+    return FALSE;
+  if (silent > MAX (idle, OUTAGE_WAIT_US))
+    return TRUE;
+  for (l = client->conns; l; l = l->next) {
+    ClientConn *other = l->data;
+    if (other != cc && other->state == CONN_READY &&
+        conn_silence (other, now) <= idle / 2)
+      return TRUE;
+  }
+  return FALSE;
+}
+
 static gboolean
 on_tick (gpointer data)
 {
@@ -1644,6 +1707,8 @@ on_tick (gpointer data)
   GstStructure *stats = NULL;
   ClientConn *carrier;
 
+  if (!client->running)
+    return G_SOURCE_REMOVE;     /* stopping */
   g_mutex_lock (&client->lock);
   carrier = feedback_carrier (client);
   for (l = client->conns; l; l = next) {
@@ -1656,9 +1721,8 @@ on_tick (gpointer data)
       continue;
     /* the sink sends REPORT every 400 ms at least: silence means a
      * half-open one */
-    if (client->config.idle_timeout_ms > 0 && now - MAX (cc->heard_us,
-            cc->conn->created_us) > (gint64) client->config.idle_timeout_ms *
-        1000) {
+    if (client->config.idle_timeout_ms > 0 &&
+        conn_presumed_dead (client, cc, now)) {
       client_close_conn (client, cc, "nothing from the sink: connection "
           "presumed dead");
       continue;
@@ -1843,9 +1907,16 @@ mtcp_client_stop (MtcpClient * client)
   g_mutex_unlock (&client->lock);
 
   mtcp_io_thread_stop (&client->io);
+  /* the I/O thread is gone; stats may still be read from another thread */
+  g_mutex_lock (&client->lock);
   while (client->conns)
     client_close_conn (client, client->conns->data, "source stopping");
   reap (client);
+  g_mutex_unlock (&client->lock);
+  /* TLS handshakes cancelled above end in the I/O context: run it until
+   * they did (our sources, seeing running FALSE, only remove themselves) */
+  mtcp_connection_wait_orphaned_handshakes (client->io.context,
+      &client->tls_orphans, STOP_HANDSHAKES_WAIT_US);
   mtcp_io_thread_clear (&client->io);
 }
 

@@ -10,9 +10,6 @@
 GST_DEBUG_CATEGORY_STATIC (mtcp_connection_debug);
 #define GST_CAT_DEFAULT mtcp_connection_debug
 
-/* handshakes of freed connections whose callback has not run yet */
-static gint orphaned_handshakes;
-
 static void
 mtcp_connection_debug_init (void)
 {
@@ -146,6 +143,7 @@ mtcp_buffer_flags_from_wire (guint32 wire)
 /* What a TLS handshake in flight knows of its connection. */
 struct _MtcpTlsPending {
   MtcpConnection *conn;         /* NULL once the connection is gone */
+  gint *orphans;                /* the owner's count of such handshakes */
   GCancellable *cancellable;    /* cancelled when the connection is freed */
   GSocket *socket;              /* the freed connection's, shut down: closed
                                  * once GLib's worker is done with it */
@@ -295,7 +293,9 @@ mtcp_connection_free (MtcpConnection * conn)
      * now; closing the fd under it could have it read a reused one, so the
      * handshake's callback closes it once the worker returned */
     pending->conn = NULL;
-    g_atomic_int_inc (&orphaned_handshakes);
+    pending->orphans = conn->tls_orphans;
+    if (pending->orphans)
+      g_atomic_int_inc (pending->orphans);
     g_cancellable_cancel (pending->cancellable);
     g_socket_shutdown (conn->socket, TRUE, TRUE, NULL);
     pending->socket = conn->socket;
@@ -977,10 +977,19 @@ describe_tls_failure (MtcpConnection * conn, GError ** error)
     g_prefix_error (error, "TLS handshake with %s failed: ", conn->peer);
 }
 
-guint
-mtcp_connection_orphaned_handshakes (void)
+void
+mtcp_connection_wait_orphaned_handshakes (GMainContext * context,
+    gint * orphans, gint64 timeout_us)
 {
-  return (guint) g_atomic_int_get (&orphaned_handshakes);
+  gint64 until = g_get_monotonic_time () + timeout_us;
+
+  while (g_atomic_int_get (orphans) > 0 && g_get_monotonic_time () < until)
+    if (!g_main_context_iteration (context, FALSE))
+      g_usleep (1000);
+  if (g_atomic_int_get (orphans) > 0)
+    GST_WARNING ("%d TLS handshakes did not end in %" G_GINT64_FORMAT " ms: "
+        "their sockets stay open", g_atomic_int_get (orphans),
+        timeout_us / 1000);
 }
 
 static void
@@ -999,9 +1008,10 @@ on_handshake_done (GObject * object, GAsyncResult * result,
      * socket now */
     g_socket_close (pending->socket, NULL);
     g_object_unref (pending->socket);
+    if (pending->orphans)
+      g_atomic_int_add (pending->orphans, -1);
     g_free (pending);
     g_clear_error (&err);
-    g_atomic_int_add (&orphaned_handshakes, -1);
     return;
   }
   g_free (pending);

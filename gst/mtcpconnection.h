@@ -104,6 +104,8 @@ struct _MtcpConnection {
   gboolean tls_handshaking;     /* no events, no output until it is done */
   GError *tls_error;            /* the handshake failed: every I/O fails so */
   MtcpTlsPending *tls_pending;
+  gint *tls_orphans;            /* the owner's count, see
+                                 * mtcp_connection_wait_orphaned_handshakes */
   gboolean more_input;          /* TLS may hold input the fd does not show */
   MtcpConnectionFunc func;      /* what mtcp_connection_attach () was given */
   gpointer func_data;
@@ -131,10 +133,13 @@ void mtcp_connection_poke_input (MtcpConnection * conn);
  * context, which must be iterated for it. */
 gboolean mtcp_connection_start_tls (MtcpConnection * conn,
     const MtcpTlsConfig * tls, GError ** error);
-/* TLS handshakes of connections freed while in flight whose callback (in
- * the context that started them) has not run yet, in the whole process:
- * an owner stopping its context iterates it until this drops. */
-guint mtcp_connection_orphaned_handshakes (void);
+/* A TLS handshake of a connection freed while in flight ends in the
+ * context that started it (GLib's worker returns after the cancel); with
+ * conn->tls_orphans set, the owner's count goes up at the free and down
+ * there. An owner stopping its context (no source of its own dispatching)
+ * iterates it until the count is 0, at most @timeout_us. */
+void mtcp_connection_wait_orphaned_handshakes (GMainContext * context,
+    gint * orphans, gint64 timeout_us);
 /* The same, blocking, on a socket in blocking mode. */
 gboolean mtcp_connection_handshake_tls_blocking (MtcpConnection * conn,
     const MtcpTlsConfig * tls, GCancellable * cancellable, GError ** error);

@@ -801,6 +801,13 @@ mtcp_send_queue_drained (MtcpSendQueue * q)
   return TRUE;
 }
 
+guint64
+mtcp_send_queue_session_next_seq (MtcpSendQueue * queue,
+    MtcpQueueSession * session)
+{
+  return session->stats.next_seq;
+}
+
 void
 mtcp_send_queue_session_stats (MtcpSendQueue * q, MtcpQueueSession * s,
     MtcpQueueSessionStats * stats)

@@ -100,6 +100,9 @@ gboolean mtcp_send_queue_has_pending (MtcpSendQueue * queue,
 void mtcp_send_queue_requeue (MtcpSendQueue * queue,
     MtcpQueueSession * session, GList * frames);
 
+/* One past the highest sequence number handed out so far. O(1). */
+guint64 mtcp_send_queue_session_next_seq (MtcpSendQueue * queue,
+    MtcpQueueSession * session);
 void mtcp_send_queue_session_stats (MtcpSendQueue * queue,
     MtcpQueueSession * session, MtcpQueueSessionStats * stats);
 

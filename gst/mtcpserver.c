@@ -5,6 +5,7 @@
 #include "mtcpserver.h"
 #include "mtcptcpinfo.h"
 #include "mtcpiothread.h"
+#include "mtcprepair.h"
 #include "mtcpauth.h"
 
 #include <errno.h>
@@ -13,6 +14,12 @@
 
 GST_DEBUG_CATEGORY_STATIC (mtcp_server_debug);
 #define GST_CAT_DEFAULT mtcp_server_debug
+
+/* Locking: server->lock guards everything below. The static functions run
+ * with it held unless their comment says otherwise; the I/O thread's
+ * callbacks (on_accept, on_conn_event, on_tick, on_deadline_watch,
+ * pump_all_cb) take it and release it with server_unlock (), which then
+ * passes on the warnings said meanwhile: nothing calls out with it held. */
 
 typedef struct _ServerSession ServerSession;
 
@@ -59,7 +66,7 @@ struct _ServerSession {
   gint64 hedged_us;             /* connection because it was stuck, and when */
   guint64 frames_hedged;
   gint64 latency_us;            /* the receiver's, from HELLO; 0 = unknown */
-  gint64 copy_credit;           /* bytes it may still copy ahead of deadlines */
+  MtcpRepairBudget *repair;     /* pays for hedges and copies */
   guint64 frames_copied;        /* copied because their deadline was near */
   guint64 bytes_copied;
   guint64 frames_expired;       /* unacknowledged, no longer kept */
@@ -82,6 +89,7 @@ struct _MtcpServer {
   GSource *accept_source;       /* the listener's; NULL while backing off */
   guint accept_backoff_ms;      /* accept () failed: wait this long */
   guint64 accept_errors;
+  gint tls_orphans;             /* see mtcp_connection_wait_orphaned_handshakes */
   GCond cond;                   /* room in the queue, drained */
   MtcpSendQueue *queue;
   GList *sessions;              /* ServerSession* */
@@ -134,12 +142,17 @@ struct _MtcpServer {
  * readable: poll it again after this, doubling up to the most */
 #define ACCEPT_BACKOFF_MIN_MS 50
 #define ACCEPT_BACKOFF_MAX_MS 1000
+/* connections taken per wake-up of the listener: a flood waits its turn */
+#define ACCEPTS_PER_DISPATCH 64
 /* the least unsent data a connection may hold (notsent-lowat is the most):
  * about three segments, so that one in RTO backoff sits on few frames */
 #define LOWAT_MIN (4 * 1024)
 /* what a connection takes at a time before it writes (dynamic scheduler),
  * and never more than its unsent mark */
 #define PUMP_RUN_BYTES (32 * 1024)
+/* no ACK this long (or 2 RTT + 4 RTTVAR) on a connection with data in
+ * flight: silent; all of them silent: the path is dark */
+#define DARK_MIN_US (G_USEC_PER_SEC)
 /* how long stopping waits for cancelled TLS handshakes to end */
 #define STOP_HANDSHAKES_WAIT_US (500 * G_TIME_SPAN_MILLISECOND)
 /* a retired connection that writes nothing this long (or idle-timeout if
@@ -273,6 +286,7 @@ session_new (MtcpServer * server)
   }
   sess->id_str = mtcp_session_id_to_string (sess->id);
   sess->qs = mtcp_send_queue_add_session (server->queue);
+  sess->repair = mtcp_repair_budget_new (server->config.copy_overhead_percent);
   sess->conns = g_ptr_array_new ();
   sess->retiring = g_ptr_array_new ();
   sess->created_us = g_get_monotonic_time ();
@@ -290,6 +304,7 @@ session_free (MtcpServer * server, ServerSession * sess)
   GST_INFO ("session %s ends", sess->id_str);
   server->sessions = g_list_remove (server->sessions, sess);
   mtcp_send_queue_remove_session (server->queue, sess->qs);
+  mtcp_repair_budget_free (sess->repair);
   g_ptr_array_unref (sess->conns);
   g_ptr_array_unref (sess->retiring);
   g_free (sess->id_str);
@@ -348,19 +363,6 @@ conn_ready (MtcpServer * server, ServerConn * sc)
   return TRUE;
 }
 
-/* Copies ahead of a deadline may cost copy_overhead_percent of the stream,
- * saved up over one second of it at most. */
-static void
-session_earn_copy_credit (MtcpServer * server, ServerSession * sess,
-    gsize bytes)
-{
-  gint64 most = MAX ((gint64) server->stream_bitrate / 8, 256 * 1024) *
-      server->config.copy_overhead_percent / 100;
-
-  sess->copy_credit = MIN (sess->copy_credit +
-      (gint64) bytes * server->config.copy_overhead_percent / 100, most);
-}
-
 /* Queues @f on the connection, a REPORT that is due before it so that both
  * ride in the same segments. Written by the next flush. */
 static void
@@ -377,7 +379,8 @@ conn_hand (MtcpServer * server, ServerConn * sc, MtcpOutFrame * f)
   if (now - sc->report_us >= (gint64) server->config.report_interval_ms * 1000)
     send_report (server, sc, now);
   if (f->type == MTCP_FRAME_BUFFER && !f->resend)
-    session_earn_copy_credit (server, sc->session, mtcp_out_frame_size (f));
+    mtcp_repair_budget_earn (sc->session->repair, mtcp_out_frame_size (f),
+        server->stream_bitrate);
   mtcp_connection_queue (sc->conn, f);
 }
 
@@ -511,6 +514,8 @@ pump_all_cb (gpointer data)
   MtcpServer *server = data;
 
   g_atomic_int_set (&server->wake_pending, 0);
+  if (!server->running)
+    return G_SOURCE_REMOVE;     /* stopping */
   g_mutex_lock (&server->lock);
   pump_all (server);
   reap (server);
@@ -967,13 +972,12 @@ session_pay_for_copies (ServerSession * sess, GList * copies, gsize * paid)
   for (l = copies; l; l = next) {
     MtcpOutFrame *f = l->data;
     next = l->next;
-    if (sess->copy_credit <= 0) {
-      /* over the overhead: TCP has to make it */
+    if (!mtcp_repair_budget_spend (sess->repair, mtcp_out_frame_size (f))) {
+      /* over the overhead, or no spare capacity: TCP has to make it */
       mtcp_out_frame_free (f);
       copies = g_list_delete_link (copies, l);
       continue;
     }
-    sess->copy_credit -= mtcp_out_frame_size (f);
     *paid += mtcp_out_frame_size (f);
   }
   return copies;
@@ -1036,7 +1040,8 @@ hedge_stuck_frame (MtcpServer * server, ServerSession * sess,
     return;
   }
   n = session_spread_copies (server, sess, holder, copies, &bytes, &closed);
-  sess->copy_credit += paid - bytes;    /* what found no connection */
+  /* what found no connection */
+  mtcp_repair_budget_refund (sess->repair, paid - bytes);
   sess->frames_hedged += n;
   GST_DEBUG ("session %s: seq %" G_GUINT64_FORMAT " stuck on connection %u "
       "for %" G_GINT64_FORMAT " ms: %u of it and the %u after it there again "
@@ -1074,7 +1079,7 @@ copy_frames_near_deadline (MtcpServer * server, ServerSession * sess,
       guint n;
 
       first = mtcp_connection_first_due (holder->conn);
-      if (first == G_MAXINT64 || sess->copy_credit <= 0)
+      if (first == G_MAXINT64 || !mtcp_repair_budget_can_spend (sess->repair))
         continue;
       /* a copy takes the same path: the holder's RTT stands for its */
       lead = DEADLINE_COPY_SLACK_US + holder->info.rtt_us / 2;
@@ -1104,7 +1109,8 @@ copy_frames_near_deadline (MtcpServer * server, ServerSession * sess,
       if (copies == NULL)
         continue;
       n = session_spread_copies (server, sess, holder, copies, &bytes, &closed);
-      sess->copy_credit += taken - bytes;       /* what found no connection */
+      /* what found no connection */
+      mtcp_repair_budget_refund (sess->repair, taken - bytes);
       sess->frames_copied += n;
       sess->bytes_copied += bytes;
       GST_DEBUG ("session %s: %u frames (%" G_GSIZE_FORMAT " bytes) near "
@@ -1123,6 +1129,8 @@ on_deadline_watch (gpointer data)
   gint64 now = g_get_monotonic_time ();
   GList *l;
 
+  if (!server->running)
+    return G_SOURCE_REMOVE;     /* stopping */
   g_mutex_lock (&server->lock);
   for (l = server->sessions; l; l = l->next)
     copy_frames_near_deadline (server, l->data, now);
@@ -1139,7 +1147,7 @@ handle_feedback (MtcpServer * server, ServerConn * sc, const guint8 * body,
 {
   gchar *err = NULL;
   MtcpFeedback fb;
-  MtcpQueueSessionStats qst;
+  guint64 next_seq;
   gboolean advanced;
 
   if (!mtcp_parse_feedback (body, size, &fb, &err)) {
@@ -1148,14 +1156,14 @@ handle_feedback (MtcpServer * server, ServerConn * sc, const guint8 * body,
     return TRUE;
   }
   /* a receiver cannot have what was never handed out */
-  mtcp_send_queue_session_stats (server->queue, sc->session->qs, &qst);
+  next_seq = mtcp_send_queue_session_next_seq (server->queue,
+      sc->session->qs);
   if (fb.highest_in_order != MTCP_TIME_NONE &&
-      fb.highest_in_order >= qst.next_seq) {
+      fb.highest_in_order >= next_seq) {
     GST_DEBUG ("connection %u claims seq %" G_GUINT64_FORMAT ", only %"
         G_GUINT64_FORMAT " were handed out", sc->id, fb.highest_in_order,
-        qst.next_seq);
-    fb.highest_in_order = qst.next_seq == 0 ? MTCP_TIME_NONE :
-        qst.next_seq - 1;
+        next_seq);
+    fb.highest_in_order = next_seq == 0 ? MTCP_TIME_NONE : next_seq - 1;
   }
   sc->feedback = fb;
   sc->feedback_us = g_get_monotonic_time ();
@@ -1200,6 +1208,11 @@ retire_conn (MtcpServer * server, ServerConn * sc)
 
   if (sc->retiring)
     return TRUE;
+  /* retired connections are outside the session's limit: as many again
+   * at most, the oldest handing over what it holds */
+  if (sess->retiring->len >= server->config.max_connections)
+    server_close_conn (server, g_ptr_array_index (sess->retiring, 0),
+        "too many retired connections in the session");
   sc->retiring = TRUE;
   sc->retiring_sent = sc->conn->bytes_sent;
   sc->retiring_progress_us = g_get_monotonic_time ();
@@ -1380,7 +1393,10 @@ watch_listener (MtcpServer * server)
 static gboolean
 on_accept_backoff_over (gpointer data)
 {
-  watch_listener (data);
+  MtcpServer *server = data;
+
+  if (server->running)
+    watch_listener (server);
   return G_SOURCE_REMOVE;
 }
 
@@ -1399,32 +1415,43 @@ static gboolean
 on_accept (GSocket * listener, GIOCondition cond, gpointer user_data)
 {
   MtcpServer *server = user_data;
+  guint n;
 
-  for (;;) {
+  if (!server->running)
+    return G_SOURCE_REMOVE;     /* stopping */
+  /* a flood at the connection limit must not keep this thread here */
+  for (n = 0; n < ACCEPTS_PER_DISPATCH; n++) {
     GError *err = NULL;
     GSocket *sock = g_socket_accept (listener, NULL, &err);
     ServerConn *sc;
 
     if (sock == NULL) {
-      gboolean failed = !g_error_matches (err, G_IO_ERROR,
+      gboolean would_block = g_error_matches (err, G_IO_ERROR,
           G_IO_ERROR_WOULD_BLOCK);
-      if (failed) {
-        /* out of descriptors or memory: the connection stays in the
-         * backlog and the listener readable; polling it again at once
-         * would spin this thread */
-        server->accept_backoff_ms = CLAMP (server->accept_backoff_ms * 2,
-            ACCEPT_BACKOFF_MIN_MS, ACCEPT_BACKOFF_MAX_MS);
-        g_mutex_lock (&server->lock);
-        server->accept_errors++;
-        server_warn (server, "cannot accept connections (%s): trying again "
-            "in %u ms", err->message, server->accept_backoff_ms);
-        server_unlock (server);
-      } else {
-        server->accept_backoff_ms = 0;
+      /* out of descriptors or memory (EMFILE, ENFILE, ENOMEM); other
+       * errors (reset before it was accepted) are that connection's */
+      gboolean exhausted = g_error_matches (err, G_IO_ERROR,
+          G_IO_ERROR_TOO_MANY_OPEN_FILES) || g_error_matches (err,
+          G_IO_ERROR, G_IO_ERROR_NO_SPACE);
+
+      if (!exhausted) {
+        if (!would_block)
+          GST_DEBUG ("accept failed: %s", err->message);
+        g_error_free (err);
+        if (would_block)
+          break;
+        continue;
       }
+      /* the connection stays in the backlog and the listener readable:
+       * polling it again at once would spin this thread */
+      server->accept_backoff_ms = CLAMP (server->accept_backoff_ms * 2,
+          ACCEPT_BACKOFF_MIN_MS, ACCEPT_BACKOFF_MAX_MS);
+      g_mutex_lock (&server->lock);
+      server->accept_errors++;
+      server_warn (server, "cannot accept connections (%s): trying again "
+          "in %u ms", err->message, server->accept_backoff_ms);
+      server_unlock (server);
       g_error_free (err);
-      if (!failed)
-        break;
       server->accept_source = NULL;
       mtcp_io_thread_add_timeout (&server->io, server->accept_backoff_ms,
           on_accept_backoff_over, server);
@@ -1464,6 +1491,7 @@ on_accept (GSocket * listener, GIOCondition cond, gpointer user_data)
     GST_DEBUG ("accepted connection from %s", sc->conn->peer);
     if (server->config.tls_certificate) {
       MtcpTlsConfig tls = { TRUE, server->config.tls_certificate, };
+      sc->conn->tls_orphans = &server->tls_orphans;
       if (!mtcp_connection_start_tls (sc->conn, &tls, &err)) {
         server_close_conn (server, sc, err->message);
         g_clear_error (&err);
@@ -1567,6 +1595,63 @@ session_expire_kept (MtcpServer * server, ServerSession * sess, gint64 now)
   sess->bytes_kept = kept;
 }
 
+/* server->lock held. A connection silent for idle-timeout is dead when the
+ * receiver is heard on another of its connections (a half-open one: a NAT
+ * that forgot it). When every connection is silent the path is out (a
+ * cellular uplink without coverage): TCP carries on when it returns, and
+ * closing would only cost a reconnect and a hand-over, so they wait up to
+ * session-timeout. */
+static gboolean
+conn_presumed_dead (MtcpServer * server, ServerConn * sc, gint64 now)
+{
+  gint64 idle = (gint64) server->config.idle_timeout_ms * 1000;
+  gint64 silent = now - MAX (sc->feedback_us, sc->accepted_us);
+  ServerSession *sess = sc->session;
+  guint i;
+
+  if (silent <= idle)
+    return FALSE;
+  if (silent > MAX (idle, (gint64) server->config.session_timeout_ms * 1000))
+    return TRUE;
+  for (i = 0; i < sess->conns->len; i++) {
+    ServerConn *other = g_ptr_array_index (sess->conns, i);
+    if (other != sc && now - MAX (other->feedback_us, other->accepted_us) <=
+        idle / 2)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+/* server->lock held. What the session's connections could carry now and
+ * whether the path is dark, for its repair budget: copies come only from
+ * spare capacity, and never go into a path that acknowledges nothing. */
+static void
+session_measure_path (MtcpServer * server, ServerSession * sess)
+{
+  MtcpRepairPath path = { 0, server->stream_bitrate, FALSE };
+  guint i, busy = 0, silent = 0;
+
+  for (i = 0; i < sess->conns->len; i++) {
+    ServerConn *sc = g_ptr_array_index (sess->conns, i);
+    MtcpTcpInfo *info = &sc->info;
+    gint64 quiet;
+
+    mtcp_tcp_info_read (sc->conn->socket, info);
+    if (info->rtt_us > 0)
+      path.capacity_bps += (guint64) info->snd_cwnd * info->snd_mss * 8 *
+          G_USEC_PER_SEC / info->rtt_us;
+    if (info->unacked == 0)
+      continue;
+    busy++;
+    quiet = MAX (DARK_MIN_US, 2 * (gint64) info->rtt_us +
+        4 * (gint64) info->rttvar_us);
+    if ((gint64) info->last_ack_recv_ms * 1000 > quiet)
+      silent++;
+  }
+  path.dark = busy > 0 && silent == busy;
+  mtcp_repair_budget_set_path (sess->repair, &path);
+}
+
 static gboolean
 on_tick (gpointer data)
 {
@@ -1574,6 +1659,8 @@ on_tick (gpointer data)
   gint64 now = g_get_monotonic_time ();
   GList *l, *snapshot;
 
+  if (!server->running)
+    return G_SOURCE_REMOVE;     /* stopping */
   g_mutex_lock (&server->lock);
   if (server->rate_since_us == 0) {
     server->rate_since_us = now;
@@ -1611,8 +1698,7 @@ on_tick (gpointer data)
         !server_read (server, sc))
       continue;                 /* closed while reading */
     if (server->config.idle_timeout_ms > 0 && !sc->retiring &&
-        now - MAX (sc->feedback_us, sc->accepted_us) >
-        (gint64) server->config.idle_timeout_ms * 1000) {
+        conn_presumed_dead (server, sc, now)) {
       server_close_conn (server, sc, "no feedback from the receiver: "
           "connection presumed dead");
       continue;
@@ -1639,6 +1725,7 @@ on_tick (gpointer data)
   for (l = server->sessions; l; l = l->next) {
     ServerSession *sess = l->data;
     session_expire_kept (server, sess, now);
+    session_measure_path (server, sess);
     if (sess->orphaned_us && now - sess->orphaned_us >
         (gint64) server->config.session_timeout_ms * 1000) {
       GST_INFO ("session %s: no connection for %u ms, it ends", sess->id_str,
@@ -1730,8 +1817,6 @@ mtcp_server_start (MtcpServer * server, GError ** error)
 void
 mtcp_server_stop (MtcpServer * server)
 {
-  gint64 until;
-
   if (!server->running)
     return;
   g_mutex_lock (&server->lock);
@@ -1751,16 +1836,16 @@ mtcp_server_stop (MtcpServer * server)
   /* nobody is left to tell: the element is stopping */
   g_ptr_array_set_size (server->warnings, 0);
   g_mutex_unlock (&server->lock);
-  /* TLS handshakes cancelled above end in the I/O context, which nobody
-   * runs now: run it until they did, or a little while */
-  until = g_get_monotonic_time () + STOP_HANDSHAKES_WAIT_US;
-  while (mtcp_connection_orphaned_handshakes () > 0 &&
-      g_get_monotonic_time () < until)
-    if (!g_main_context_iteration (server->io.context, FALSE))
-      g_usleep (1000);
+  if (server->accept_source)
+    g_source_destroy (server->accept_source);
+  server->accept_source = NULL;
   g_socket_close (server->listener, NULL);
   g_clear_object (&server->listener);
-  server->accept_source = NULL;
+  /* TLS handshakes cancelled above end in the I/O context, which nobody
+   * runs now: run it until they did (our own sources, seeing running
+   * FALSE, only remove themselves) */
+  mtcp_connection_wait_orphaned_handshakes (server->io.context,
+      &server->tls_orphans, STOP_HANDSHAKES_WAIT_US);
   mtcp_io_thread_clear (&server->io);
 }
 
@@ -1970,6 +2055,10 @@ mtcp_server_get_stats (MtcpServer * server)
         "frames-resent", G_TYPE_UINT64, qst.frames_resent,
         "frames-hedged", G_TYPE_UINT64, sess->frames_hedged,
         "frames-copied", G_TYPE_UINT64, sess->frames_copied,
+        "repair", G_TYPE_STRING,
+        mtcp_repair_gate_nick (mtcp_repair_budget_gate (sess->repair)),
+        "copies-refused", G_TYPE_UINT64,
+        mtcp_repair_budget_refused (sess->repair),
         "bytes-copied", G_TYPE_UINT64, sess->bytes_copied,
         "frames-expired", G_TYPE_UINT64, sess->frames_expired,
         "bytes-kept", G_TYPE_UINT64, (guint64) sess->bytes_kept,

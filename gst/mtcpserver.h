@@ -37,8 +37,9 @@ typedef struct {
   GTlsCertificate *tls_certificate;     /* TLS on every connection; NULL = none */
 } MtcpServerConfig;
 
-/* Called from the I/O thread when a peer misbehaves; the connection is
- * closed, the rest goes on. */
+/* Called from the I/O thread when a peer misbehaves (the connection is
+ * closed, the rest goes on), with no lock of the server held: it may read
+ * stats. It must not stop the server (that joins the I/O thread). */
 typedef void (*MtcpServerWarningFunc) (const gchar * message,
     gpointer user_data);
 

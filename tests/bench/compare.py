@@ -4,11 +4,12 @@ in the same run: one TCP connection (tcpserversink/tcpclientsrc), SRT
 (srtsink/srtsrc) and RIST (ristsink/ristsrc), all carrying the same live
 x264 CBR video in MPEG-TS (tests/bench/peer_live.py).
 
-  tests/bench/compare.py [--grid issue|full] [--cc cubic bbr]
+  tests/bench/compare.py [--grid issue|full|cellular] [--cc cubic bbr]
       [--systems multitcp-pars multitcp-dynamic multitcp-parsdyn tcp srt rist]
       [--seconds 40]
       [--build build] [--cells 0 1] [--section "heading"]
       [--results results/compare] [--reuse [--reanalyse] [--tabulate]]
+      [--seeds 4] [--dry-run]
 
 A cell is RTT x random loss x stream bitrate x latency budget on a 50 Mbit/s
 link (queue of one bandwidth-delay product, at least 100 packets); `--grid
@@ -30,6 +31,21 @@ delay's median, 99th percentile and maximum. Results: results/compare/*.json (or
 table and a plot in docs/benchmarks.md and docs/bench/; `--grid full`
 writes one row per cell instead (its own section), and with --reuse a run
 that stopped part-way goes on where it was.
+
+`--grid cellular` is issue 23's cellular scenario set: seeded uplink
+traces from tests/bench/cellular.py (capacity a random walk between 0.3
+and 15 Mbit/s with outages of 1-5 s, a base RTT of 40-80 ms and a queue
+of 100-200 packets per seed), seeds 1..--seeds (4) x streams of 1 and 4
+Mbit/s x budgets of 1 and 2 s, the A->B link following the seed's trace
+and B->A a plain 10 Mbit/s, both with half the RTT and the queue; systems
+multitcp-default (the elements' defaults: nothing set on multitcpsrc or
+multitcpsink beyond host, port and the source's latency), srt and tcp;
+60 s per run. Each seed's trace goes to the results directory
+(cellular-sN-Ss.trace and .trace.json) and every run's .json names it.
+It writes its own section, "Cellular uplinks", with a plot of the traces'
+capacity and one of the late-or-lost fraction by cell. `--dry-run` prints
+the cells, their link specs (and the traces' figures) and the wall time
+a run would take, and runs and writes nothing.
 """
 import argparse
 import bisect
@@ -37,6 +53,7 @@ import collections
 import itertools
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -52,6 +69,25 @@ LINK_RATE_MBIT = 50
 # data it still holds at the end (SRT's latency buffer) counts
 STEADY_FROM, STEADY_TAIL = 6.0, 3.0
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cellular  # noqa: E402
+
+# issue 23's cellular set (--grid cellular)
+CELLULAR_KBPS = (1000, 4000)
+CELLULAR_BUDGETS = (1000, 2000)
+CELLULAR_SYSTEMS = ["multitcp-default", "srt", "tcp"]
+CELLULAR_SECONDS = 60
+# the trace covers the sender's whole life under netsim, not only the
+# receiver's --seconds: the sender starts 1.5 s before the receiver and
+# stops 4 s after it, GStreamer's start on top; so it never loops in a run
+TRACE_SLACK_S = 8
+# per run, beyond --seconds: netsim's set-up, the sender's 1.5 s lead and
+# 4 s tail, two GStreamer starts (for the wall-time estimate of --dry-run)
+RUN_OVERHEAD_S = 8
+# multitcp with the elements' defaults: peer_live.py's multitcp-N names
+# always set `connections`; this one sets nothing (peer_live.py)
+DEFAULT_SYSTEM = "multitcp-default"
+
 
 def link_spec(rtt_ms, loss, extra=""):
     # one bandwidth-delay product of queue, at least 100 packets
@@ -60,6 +96,35 @@ def link_spec(rtt_ms, loss, extra=""):
           + (f",loss={loss}" if loss and not extra else "") + extra)
     ba = f"rate={LINK_RATE_MBIT}mbit,delay={rtt_ms / 2:g}ms,queue={queue}p"
     return f"{ab}/{ba}"
+
+
+def cellular_trace_path(results, seed, seconds):
+    return os.path.join(results, f"cellular-s{seed}-{seconds:g}s.trace")
+
+
+def cellular_trace(seed, seconds):
+    """The trace a cellular run of --seconds uses (the slack included)."""
+    return cellular.generate(seed, seconds + TRACE_SLACK_S)
+
+
+def cellular_link_spec(trace, path):
+    """A->B follows the trace, B->A (the ACKs) a plain rate; both the
+    seed's half RTT and queue."""
+    half = f"delay={trace.rtt_ms / 2:g}ms,queue={trace.queue_pkts}p"
+    path = os.path.abspath(path)
+    # netsim splits a spec at ',' and its two directions at the '/' that
+    # comes before "key="
+    if "," in path or re.search(r"/[a-z_]+=", path):
+        raise SystemExit(f"netsim cannot take the trace path {path}")
+    return (f"trace={path},{half}/"
+            f"rate={cellular.REVERSE_MBIT}mbit,{half}")
+
+
+def cellular_seed(kind):
+    """'cellular-s3' -> 3; None for other cells."""
+    if kind.startswith("cellular-s"):
+        return int(kind[len("cellular-s"):])
+    return None
 
 
 # the two paths of the multipath cell: the receiver has an address on each
@@ -94,19 +159,20 @@ def inner(args):
     rx_args = list(common)
     rx_args[1], rx_args[4] = addr_a, str(args.seconds)
     log = open(args.out + ".log", "w")
+    PEER_CMD = ["/usr/bin/python3", PEER]
     rx = None
     if system == "rist":
-        rx = subprocess.Popen(["ip", "netns", "exec", ns_b, "/usr/bin/python3",
-                               PEER, "recv"] + rx_args + [rx_out],
+        rx = subprocess.Popen(["ip", "netns", "exec", ns_b] + PEER_CMD +
+                              ["recv"] + rx_args + [rx_out],
                               stdout=log, stderr=subprocess.STDOUT)
         time.sleep(0.5)
-    tx = subprocess.Popen(["ip", "netns", "exec", ns_a, "/usr/bin/python3",
-                           PEER, "send"] + tx_args + [tx_out],
+    tx = subprocess.Popen(["ip", "netns", "exec", ns_a] + PEER_CMD +
+                          ["send"] + tx_args + [tx_out],
                           stdout=log, stderr=subprocess.STDOUT)
     time.sleep(1.5)
     if rx is None:
-        rx = subprocess.Popen(["ip", "netns", "exec", ns_b, "/usr/bin/python3",
-                               PEER, "recv"] + rx_args + [rx_out],
+        rx = subprocess.Popen(["ip", "netns", "exec", ns_b] + PEER_CMD +
+                              ["recv"] + rx_args + [rx_out],
                               stdout=log, stderr=subprocess.STDOUT)
     # netsim (our parent) notes the bytes each link forwarded at SIGUSR1
     rx_start = time.monotonic()
@@ -313,7 +379,7 @@ def reanalyse(out, res, seconds, budget_s, kbps):
     new = analyse(rx, tx, netsim, seconds, budget_s, kbps,
                   res.get("marks", []))
     for k in ("marks", "system", "cc", "rtt", "loss", "kbps", "budget",
-              "kind", "valid"):
+              "kind", "valid", "queue", "trace", "trace_stats"):
         if k in res:
             new[k] = res[k]
     with open(out + ".json", "w") as f:
@@ -338,6 +404,16 @@ def run_cell(args, cell, system, cc):
         # bursty loss, mean 0.01/0.31 * 0.9 = 2.9%, bursts of ~3 packets
         extra = ",ge=0.01:0.3:0:0.9"
     link = link_spec(rtt, loss, extra)
+    seed = cellular_seed(kind)
+    trace_info = {}
+    if seed is not None:
+        trace = cellular_trace(seed, args.seconds)
+        tpath = cellular_trace_path(args.results, seed, args.seconds)
+        cellular.write(trace, tpath)    # the same bytes for every run
+        link = cellular_link_spec(trace, tpath)
+        trace_info = dict(queue=trace.queue_pkts,
+                          trace=os.path.basename(tpath),
+                          trace_stats=cellular.stats(trace))
     cmd = [args.netsim, "--stats", out + ".netsim.json", "--cc", cc,
            "--link", link]
     if kind == "multipath":
@@ -377,7 +453,8 @@ def run_cell(args, cell, system, cc):
     res = analyse(rx, tx, netsim, args.seconds, budget / 1000, kbps, marks)
     res["marks"] = marks
     res.update(system=system, cc=cc, rtt=rtt, loss=loss, kbps=kbps,
-               budget=budget, kind=kind, valid=netsim.get("valid", True))
+               budget=budget, kind=kind, valid=netsim.get("valid", True),
+               **trace_info)
     with open(out + ".json", "w") as f:
         json.dump(res, f)
     return res
@@ -387,7 +464,14 @@ def run_cell(args, cell, system, cc):
 MULTIPATH_CELL = (20, 0, 7000, 1000, "multipath")
 
 
-def cells(grid):
+def cells(grid, seeds=4):
+    if grid == "cellular":
+        # the RTT is the seed's (drawn before anything that depends on
+        # the trace's length)
+        return [(cellular.generate(seed, 1).rtt_ms, 0, kbps, budget,
+                 f"cellular-s{seed}")
+                for seed in range(1, seeds + 1) for kbps in CELLULAR_KBPS
+                for budget in CELLULAR_BUDGETS]
     if grid == "full":
         return [(r, l, k, b, "") for r, l, k, b in itertools.product(
             (20, 100, 200), (0, 0.01, 0.03), (2000, 8000, 20000),
@@ -555,6 +639,217 @@ def write_grid_docs(args, results, ncells):
     write_doc_section(lines)
 
 
+def trace_for_docs(args, seed):
+    """The trace a seed's runs used: from the results (its .json) when
+    there, else made again (the generator is deterministic)."""
+    path = cellular_trace_path(args.results, seed, args.seconds)
+    try:
+        meta = cellular.read_meta(path)
+        return cellular.Trace([], meta["period_ms"], meta["rtt_ms"],
+                              meta["queue_pkts"],
+                              [tuple(x) for x in meta["rate_series"]],
+                              [tuple(x) for x in meta["outages"]], seed)
+    except (OSError, ValueError, KeyError):
+        return cellular_trace(seed, args.seconds)
+
+
+def cellular_targets(results):
+    """Issue 23's targets over the cellular rows: the multitcp rows
+    (cc, seed, kbps, budget) with wire/byte above 1.15 (whole run or
+    steady), and those later or lossier than SRT in the same cell."""
+    by = {}
+    for r in results:
+        by.setdefault((r["cc"], r["kind"], r["kbps"], r["budget"]),
+                      {})[r["system"]] = r
+    over, worse = [], []
+    for key, sy in sorted(by.items()):
+        for name, r in sy.items():
+            if not name.startswith("multitcp"):
+                continue
+            w = [r.get("wire_per_byte"), r.get("wire_per_byte_steady")]
+            if any(x is not None and x > 1.15 for x in w):
+                over.append((name,) + key)
+            srt = sy.get("srt")
+            if srt and r["late_fraction"] > srt["late_fraction"]:
+                worse.append((name,) + key)
+    return over, worse
+
+
+def write_cellular_docs(args, results):
+    """Issue 23's cellular set: one row per run, the targets, a plot of
+    each seed's capacity against the streams' rates and one of the
+    late-or-lost fraction by cell."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    ccs = " and ".join(args.cc)
+    seeds = sorted({cellular_seed(r["kind"]) for r in results})
+    lines = [f"## {args.section or 'Cellular uplinks'}", "",
+             "`tests/bench/compare.py --grid cellular` (issue 23's cellular "
+             "scenario set; same content as the grids above: x264 CBR "
+             "640x360 30 fps in MPEG-TS, one keyframe a second), "
+             f"{args.seconds:g} s per run, TCP congestion control {ccs} in "
+             "both namespaces. The uplink (A->B, the video) follows a "
+             "mahimahi trace from `tests/bench/cellular.py` (seeded: "
+             "capacity a random walk in log-rate between 0.3 and 15 "
+             "Mbit/s, a step every 100-500 ms, outages of 1-5 s every "
+             "20-40 s; per seed a base RTT of 40-80 ms and a drop-tail "
+             "queue of 100-200 packets; docs/netsim.md, \"Cellular "
+             "traces\"); the ACK direction is a plain "
+             f"{cellular.REVERSE_MBIT} Mbit/s with the same delay and "
+             "queue. The trace is "
+             f"{TRACE_SLACK_S} s longer than the run, so it never loops; "
+             "its time 0 is netsim's start, the receiver starts 1.5-2.5 s "
+             "later. Streams of 1 and 4 Mbit/s at a fixed bitrate (the "
+             "next issue's follows the network), budgets of 1 and 2 s. "
+             "multitcp-default: the elements as a new user gets them, "
+             "nothing set beyond host, port and the source's `latency` = "
+             "budget; srt: `latency` = budget, SRT's defaults otherwise; "
+             "tcp: one TCP connection (tcpserversink -> tcpclientsrc). "
+             "Columns as in the first table above (late or lost, stalls, "
+             "delivered, wire/byte whole run and steady, sent/byte "
+             "steady); capacity: the trace's mean (run and slack, outages "
+             "included), its outages' count and seconds.", ""]
+    over, worse = cellular_targets(results)
+    ncells = len({(r["cc"], r["kind"], r["kbps"], r["budget"])
+                  for r in results})
+
+    def missed(rows, what):
+        if not rows:
+            return "met"
+        return (f"{what} in {len(rows)} of {ncells} cells (" +
+                ", ".join(f"{s_} {cc} seed {cellular_seed(k)} "
+                          f"{kb / 1000:g} Mbit/s {b} ms"
+                          for s_, cc, k, kb, b in rows) + ")")
+    lines += ["Targets (issue 23), over the multitcp rows: bytes on the "
+              "wire per byte delivered at most 1.15 in every cell, outages "
+              "included (whole run and steady): " +
+              missed(over, "above") + "; late or lost no worse than "
+              "SRT's in every cell: " + missed(worse, "worse") + ".", "",
+              "| TCP | seed | RTT ms | queue | capacity Mbit/s (outages) "
+              "| Mbit/s | budget ms | system | late or lost | stalls (s) "
+              "| delivered Mbit/s | wire/byte | wire/byte steady "
+              "| sent/byte steady | note |",
+              "|---|---:|---:|---:|---|---:|---:|---|---:|---|---:|---:|"
+              "---:|---:|---|"]
+    for r in sorted(results, key=lambda r: (
+            r["cc"], cellular_seed(r["kind"]), r["kbps"], r["budget"])):
+        st = r.get("trace_stats") or {}
+        note = r.get("error") or ""
+        if not r.get("valid", True):
+            note += " INVALID (netsim ring drops)"
+        f3 = (lambda k: f"{r[k]:.3f}" if r.get(k) else "-")
+        cap = (f"{st['mean_mbit']:.2f} ({st['outages']}, "
+               f"{st['outage_s']:g} s)" if st else "-")
+        lines.append(
+            f"| {r['cc']} | {cellular_seed(r['kind'])} | {r['rtt']} | "
+            f"{r.get('queue', '-')} | {cap} | {r['kbps'] / 1000:g} | "
+            f"{r['budget']} | {r['system']} | {r['late_fraction']:.2e} | "
+            f"{r['stalls']} ({r['stall_s']}) | {r['delivered_mbps']:.2f} | "
+            f"{f3('wire_per_byte')} | {f3('wire_per_byte_steady')} | "
+            f"{f3('sent_per_byte_steady')} | {note} |")
+    os.makedirs(os.path.join(TOP, "docs", "bench"), exist_ok=True)
+    # each seed's capacity against the streams' rates
+    fig, axes = plt.subplots(len(seeds), 1, sharex=True, squeeze=False,
+                             figsize=(9, 1.6 + 1.4 * len(seeds)))
+    for ax, seed in zip(axes[:, 0], seeds):
+        tr = trace_for_docs(args, seed)
+        segs = cellular.segments(tr)
+        xs = [a / 1000 for a, _, _ in segs] + [tr.period_ms / 1000]
+        ys = [r_ for _, _, r_ in segs] + [segs[-1][2]]
+        ax.step(xs, ys, where="post", lw=0.9, color="k",
+                label="capacity")
+        for a, b in tr.outages:
+            ax.axvspan(a / 1000, b / 1000, color="r", alpha=0.15, lw=0)
+        for kbps, c in zip(CELLULAR_KBPS, ("tab:blue", "tab:orange")):
+            ax.axhline(kbps / 1000, color=c, ls="--", lw=1,
+                       label=f"{kbps / 1000:g} Mbit/s stream")
+        ax.set_yscale("log")
+        ax.set_ylim(0.2, 20)
+        ax.set_ylabel(f"seed {seed}\nMbit/s", fontsize=8)
+        ax.set_title(f"RTT {tr.rtt_ms} ms, queue {tr.queue_pkts} packets, "
+                     "outages shaded", fontsize=8, loc="left")
+    axes[0, 0].legend(fontsize=7, loc="upper right", ncol=3)
+    axes[-1, 0].set_xlabel("s from netsim's start (the receiver starts "
+                           "1.5-2.5 s in)")
+    fig.tight_layout()
+    fig.savefig(os.path.join(TOP, "docs", "bench", "cellular-trace.png"),
+                dpi=80)
+    plt.close(fig)
+    # late or lost by cell and system
+    keys = list(dict.fromkeys(
+        (r["cc"], r["kind"], r["kbps"], r["budget"]) for r in sorted(
+            results, key=lambda r: (r["cc"], cellular_seed(r["kind"]),
+                                    r["kbps"], r["budget"]))))
+    systems = list(dict.fromkeys(r["system"] for r in results))
+    fig, ax = plt.subplots(figsize=(max(8, len(keys) * 0.7), 4.5))
+    width = 0.8 / max(len(systems), 1)
+    for i, sname in enumerate(systems):
+        ys = []
+        for k in keys:
+            m = [r for r in results if r["system"] == sname and
+                 (r["cc"], r["kind"], r["kbps"], r["budget"]) == k]
+            ys.append(max(m[0]["late_fraction"], 1e-5) if m else 0)
+        ax.bar([j + i * width for j in range(len(keys))], ys, width,
+               label=sname)
+    ax.set_yscale("log")
+    ax.set_ylim(1e-5, 1.5)
+    ax.set_ylabel("frames late or lost (1e-5 = none)")
+    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(keys))])
+    ax.set_xticklabels([f"{k[0]}\ns{cellular_seed(k[1])}\n"
+                        f"{k[2] / 1000:g}M {k[3]}ms" for k in keys],
+                       fontsize=7)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(TOP, "docs", "bench", "cellular.png"), dpi=80)
+    plt.close(fig)
+    lines += ["", "![each seed's capacity](bench/cellular-trace.png)", "",
+              "![late or lost by cell](bench/cellular.png)", ""]
+    write_doc_section(lines)
+
+
+def dry_run(args, grid):
+    """What a run would do: cells, link specs, the traces' figures, and
+    its wall time; nothing runs, nothing is written."""
+    runs, shown = 0, set()
+    for cell in grid:
+        rtt, loss, kbps, budget, kind = cell
+        seed = cellular_seed(kind)
+        if seed is not None:
+            trace = cellular_trace(seed, args.seconds)
+            path = cellular_trace_path(args.results, seed, args.seconds)
+            link = cellular_link_spec(trace, path)
+            st = cellular.stats(trace)
+            extra = "" if seed in shown else (
+                f"  trace: mean {st['mean_mbit']:.2f} Mbit/s "
+                f"({st['min_mbit']:.2f}-{st['max_mbit']:.2f} outside "
+                f"outages, below 1 Mbit/s {st['below_1mbit']:.0%}, "
+                f"below 4 {st['below_4mbit']:.0%}), {st['outages']} "
+                f"outages, {st['outage_s']:g} s dark, "
+                f"{st['opportunities']} opportunities over "
+                f"{st['seconds']:g} s")
+            shown.add(seed)
+        elif kind == "multipath":
+            link = " + ".join(MULTIPATH_LINKS)
+            extra = ""
+        else:
+            link = link_spec(rtt, loss, ",ge=0.01:0.3:0:0.9"
+                             if kind == "ge" else "")
+            extra = ("  + schedule: 50 -> 12 -> 30 -> 8 -> 50 Mbit/s"
+                     if kind == "trace" else "")
+        print(f"cell RTT {rtt} ms, loss {loss:g}, {kbps} kbit/s, budget "
+              f"{budget} ms{', ' + kind if kind else ''}\n  link: {link}"
+              + (f"\n{extra}" if extra else ""))
+        runs += 1
+    runs *= len(args.systems) * len(args.cc)
+    wall = runs * (args.seconds + RUN_OVERHEAD_S)
+    print(f"{len(grid)} cells x {len(args.systems)} systems "
+          f"({' '.join(args.systems)}) x {len(args.cc)} congestion controls "
+          f"({' '.join(args.cc)}) = {runs} runs of {args.seconds:g} s + "
+          f"~{RUN_OVERHEAD_S} s each: about {wall / 3600:.1f} h "
+          f"({wall / 60:.0f} min); results to {args.results}")
+
+
 def write_doc_section(lines):
     """Replaces the section headed lines[0] in docs/benchmarks.md."""
     path = os.path.join(TOP, "docs", "benchmarks.md")
@@ -579,17 +874,23 @@ def main():
     ap.add_argument("--budget", type=int)
     ap.add_argument("--kind", default="")
     ap.add_argument("--out")
-    ap.add_argument("--seconds", type=float, default=40)
-    ap.add_argument("--grid", choices=["issue", "full"], default="issue")
+    ap.add_argument("--seconds", type=float,
+                    help="per run (default 40; --grid cellular: 60)")
+    ap.add_argument("--grid", choices=["issue", "full", "cellular"],
+                    default="issue")
+    ap.add_argument("--seeds", type=int, default=4,
+                    help="--grid cellular: seeds 1..N")
     ap.add_argument("--cc", nargs="+", default=["cubic"])
-    ap.add_argument("--systems", nargs="+", default=[
-        "multitcp-pars", "multitcp-dynamic", "tcp", "srt", "rist"])
+    ap.add_argument("--systems", nargs="+",
+                    help="default multitcp-pars multitcp-dynamic tcp srt "
+                    "rist; --grid cellular: " + " ".join(CELLULAR_SYSTEMS))
     ap.add_argument("--cells", type=int, nargs="*",
                     help="indices into the grid's cells (default all)")
     ap.add_argument("--build", default=os.path.join(TOP, "build"))
     ap.add_argument("--netsim")
-    ap.add_argument("--results", default=os.path.join("results", "compare"),
-                    help="where the runs go (relative to the top)")
+    ap.add_argument("--results",
+                    help="where the runs go (relative to the top; default "
+                    "results/compare, --grid cellular: results/cellular)")
     ap.add_argument("--reuse", action="store_true",
                     help="take runs already in --results")
     ap.add_argument("--reanalyse", action="store_true",
@@ -600,7 +901,19 @@ def main():
     ap.add_argument("--section",
                     help="write the table under this heading of "
                     "docs/benchmarks.md instead of the grid's")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="print the cells, their links and the run's wall "
+                    "time; run and write nothing")
     args = ap.parse_args()
+    cell_grid = args.grid == "cellular"
+    if args.seconds is None:
+        args.seconds = CELLULAR_SECONDS if cell_grid else 40
+    if args.systems is None:
+        args.systems = (list(CELLULAR_SYSTEMS) if cell_grid else [
+            "multitcp-pars", "multitcp-dynamic", "tcp", "srt", "rist"])
+    if args.results is None:
+        args.results = os.path.join("results",
+                                    "cellular" if cell_grid else "compare")
     if args.inner:
         inner(args)
         return 0
@@ -608,10 +921,13 @@ def main():
     args.netsim = args.netsim or os.path.join(args.build, "tests", "netsim",
                                               "netsim")
     args.results = os.path.join(TOP, args.results)
-    os.makedirs(args.results, exist_ok=True)
-    grid = cells(args.grid)
+    grid = cells(args.grid, args.seeds)
     if args.cells:
         grid = [grid[i] for i in args.cells]
+    if args.dry_run:
+        dry_run(args, grid)
+        return 0
+    os.makedirs(args.results, exist_ok=True)
     results = []
     for cc in args.cc:
         for cell in grid:
@@ -624,7 +940,11 @@ def main():
                     "late_fraction", "stalls", "stall_s", "delivered_mbps",
                     "wire_per_byte", "cpu_per_gb", "error")}), flush=True)
                 results.append(r)
-    if args.grid == "full":
+    if not results:
+        return 0
+    if cell_grid:
+        write_cellular_docs(args, results)
+    elif args.grid == "full":
         write_grid_docs(args, results, len(cells("full")) * len(args.cc))
     else:
         write_docs(args, results)

@@ -97,11 +97,12 @@ def receiver_desc(system, peer, port, budget_ms):
                      "connection-control=congestion "
                      "window-control=adjust min-connections=1 "
                      "max-connections=32")
-        else:
+        elif n != "default":
             opts += f"connections={n}"
+        # multitcp-default: what a new user gets, nothing set
         if os.environ.get("BENCH_PATHS"):
             opts += f" local-addresses={os.environ['BENCH_PATHS']}"
-        return (f"multitcpsrc name=src host={peer} port={port} {opts}"
+        return (f"multitcpsrc name=src host={peer} port={port} {opts.strip()}"
                 + tail)
     if system == "tcp":
         return f"tcpclientsrc name=src host={peer} port={port}" + tail

@@ -975,22 +975,38 @@ GST_END_TEST;
  * found by its missing feedback within the idle timeout. */
 GST_START_TEST (test_half_open_connection_is_found)
 {
-  Sender *s = sender_new ("idle-timeout=1000");
-  GSocket *sock = raw_connect (sender_port (s));
-  guint8 frame[64];
-  gint64 start;
+  Sender *s = sender_new ("idle-timeout=1000 session-timeout=3000");
+  guint8 sid[MTCP_SESSION_ID_SIZE], sid2[MTCP_SESSION_ID_SIZE];
+  RawConn live, dead;
+  gint64 start, gone;
 
-  write_hello (frame, MTCP_MAGIC, MTCP_VERSION);
-  raw_send (sock, frame, MTCP_HELLO_FRAME_SIZE);
-  wait_for_connections (s->sink, 1);
+  /* one connection silent while the receiver is heard on the other: a
+   * half-open one, dropped after idle-timeout */
+  raw_conn_open (&live, sender_port (s), NULL, 0, sid);
+  raw_conn_open (&dead, sender_port (s), sid, 0, sid2);
+  wait_for_connections (s->sink, 2);
   start = g_get_monotonic_time ();
-  while (sink_connections (s->sink) > 0 &&
-      g_get_monotonic_time () - start < 5 * G_USEC_PER_SEC)
-    g_usleep (20000);
-  fail_unless_equals_int (sink_connections (s->sink), 0);
+  while (sink_connections (s->sink) > 1 &&
+      g_get_monotonic_time () - start < 5 * G_USEC_PER_SEC) {
+    raw_conn_feedback (&live, MTCP_TIME_NONE, 0);
+    g_usleep (100000);
+  }
+  fail_unless_equals_int (sink_connections (s->sink), 1);
   /* found after the timeout, not before */
   fail_unless (g_get_monotonic_time () - start >= 900000);
-  g_object_unref (sock);
+
+  /* every connection silent: an outage of the path, not a dead
+   * connection; it waits up to session-timeout, not idle-timeout */
+  start = g_get_monotonic_time ();
+  while (sink_connections (s->sink) > 0 &&
+      g_get_monotonic_time () - start < 6 * G_USEC_PER_SEC)
+    g_usleep (20000);
+  gone = g_get_monotonic_time () - start;
+  fail_unless_equals_int (sink_connections (s->sink), 0);
+  fail_unless (gone >= 2500000, "closed after %" G_GINT64_FORMAT " ms",
+      gone / 1000);
+  raw_conn_close (&live);
+  raw_conn_close (&dead);
   sender_free (s);
 }
 

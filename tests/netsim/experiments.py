@@ -9,6 +9,7 @@ table and a plot written to docs/ (figures in docs/control/).
   tests/netsim/experiments.py fig9
   tests/netsim/experiments.py multfrc
   tests/netsim/experiments.py reliability   (issue 5, docs/reliability.md)
+  tests/netsim/experiments.py outage        (issue 23, docs/reliability.md)
   (--build DIR: the build whose plugin and netsim run, default build/)
 """
 import argparse
@@ -509,6 +510,24 @@ def multfrc(args):
                   "## MULTFRC on a lossy wireless-like link", "\n".join(lines))
 
 
+def run_failure_scenario(name):
+    """Runs tests/scenarios/NAME.json; returns the scenario, the receiver's
+    rows, netsim's stats, its gaps and the runner's actions."""
+    path = os.path.join(TOP, "tests", "scenarios", name + ".json")
+    scn = json.load(open(path))
+    print(f"running {name}", flush=True)
+    summary, rows, netsim = run_variant(path, name, {})
+    out = os.path.join(TOP, "results", name)
+    gaps = json.load(open(os.path.join(out, "receiver.csv.gaps.json")))
+    acts = json.load(open(os.path.join(out, "actions.json")))
+    return scn, rows, netsim, gaps, acts
+
+
+def last_int(rows):
+    """A field of the receiver's last row as an int (0 if absent)."""
+    return lambda k: int(float(rows[-1].get(k) or 0))
+
+
 def reliability(args):
     """Issue 5 on netsim: connections killed, a blackout, a sender
     restart; zero loss where the issue asks for it, the recovery time."""
@@ -531,17 +550,8 @@ def reliability(args):
              "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
     fig, axes = plt.subplots(len(names), 1, figsize=(9, 7))
     for ax, name in zip(axes, names):
-        path = os.path.join(TOP, "tests", "scenarios", name + ".json")
-        scn = json.load(open(path))
-        print(f"running {name}", flush=True)
-        summary, rows, netsim = run_variant(path, name, {})
-        out = os.path.join(TOP, "results", name)
-        gaps = json.load(open(os.path.join(out, "receiver.csv.gaps.json")))
-        acts = json.load(open(os.path.join(out, "actions.json")))
-        last = rows[-1]
-
-        def v(k):
-            return int(float(last.get(k) or 0))
+        scn, rows, netsim, gaps, acts = run_failure_scenario(name)
+        v = last_int(rows)
         longest = max((b - a for a, b in gaps["gaps"]), default=0)
         if name.endswith("kill"):
             kills = [a for a in acts["actions"] if a.get("local_port")]
@@ -604,6 +614,43 @@ def reliability(args):
               "![issue 5 on netsim](reliability/netsim.png)", ""]
     write_section(os.path.join(DOCS, "reliability.md"),
                   "## Failures on netsim", "\n".join(lines))
+
+
+def outage(args):
+    """Issue 23: every connection dark for 5 s (a modem out of coverage):
+    the session waits instead of closing and reconnecting, and is on time
+    again soon after the path returns."""
+    at, dark = 20.0, 5.0
+    scn, rows, netsim, gaps, acts = run_failure_scenario("outage-cellular")
+    v = last_int(rows)
+    t0 = acts["t0"]
+    # the gap that spans the outage: when buffers came again after it
+    spans = [(a - t0, b - t0) for a, b in gaps["gaps"]
+             if a - t0 < at + dark and b - t0 > at]
+    back = max((b for _, b in spans), default=float("nan")) - (at + dark)
+    late_after = [r for r in rows if float(r["time"]) > at + dark + 2]
+    grew = (int(float(late_after[-1].get("buffers-late") or 0)) -
+            int(float(late_after[0].get("buffers-late") or 0))
+            if len(late_after) > 1 else 0)
+    dropped = sum(link[d]["dropped_blackout"]
+                  for link in netsim["links"] for d in ("ab", "ba"))
+    lines = ["## An outage of the whole path (issue 23)", "",
+             f"`tests/netsim/experiments.py outage`: {scn['comment']} "
+             f"({dropped} packets dropped by the blackout); TCP "
+             f"{scn['cc']} in both namespaces, one run.", "",
+             "| connections lost | reconnects | sessions | late | skipped "
+             "| longest gap at the sink | buffers again after the outage "
+             "| late after outage + 2 s |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|",
+             f"| {v('connections-lost')} | {v('reconnects')} | "
+             f"{v('sessions')} | {v('buffers-late')} | "
+             f"{v('buffers-skipped')} | "
+             f"{max((b - a for a, b in gaps['gaps']), default=0):.2f} s | "
+             f"{back:.2f} s | {grew} |", ""]
+    print("\n".join(lines))
+    write_section(os.path.join(DOCS, "reliability.md"),
+                  "## An outage of the whole path (issue 23)",
+                  "\n".join(lines))
 
 
 def pars(args):
@@ -774,7 +821,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("experiment",
                     choices=["fig4", "fig4udp", "udpbulk", "fig9", "multfrc",
-                             "reliability",
+                             "reliability", "outage",
                              "pars", "multipath"])
     ap.add_argument("--build", default=os.path.join(TOP, "build"))
     ap.add_argument("--cc", nargs="+", default=["reno", "cubic"])
@@ -794,7 +841,7 @@ def main():
     BUILD = os.path.abspath(args.build)
     {"fig4": fig4, "fig4udp": fig4udp, "udpbulk": udpbulk, "fig9": fig9,
      "multfrc": multfrc,
-     "reliability": reliability, "pars": pars,
+     "reliability": reliability, "outage": outage, "pars": pars,
      "multipath": multipath}[args.experiment](args)
 
 

@@ -1,0 +1,232 @@
+#!/usr/bin/python3
+"""tests/bench/cellular.py's traces and compare.py's cellular grid, without
+netsim: one seed gives one trace, rates stay in 0.3..15 Mbit/s outside
+outages of 1..5 s, the mahimahi opportunities carry the capacity's
+integral (one per 1500 bytes) and loop with the trace's length, RTT and
+queue stay in range; the grid's cells and links, a run's command line (a
+stand-in netsim), multitcp-default's receiver and the docs writer."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import types
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "netsim")]
+import cellular  # noqa: E402
+import compare  # noqa: E402
+import nstest  # noqa: E402
+
+f = nstest.Failures()
+check = f.check
+SEEDS = range(1, 13)
+
+# one seed, one trace; another seed, another
+a, b = cellular.generate(3, 60), cellular.generate(3, 60)
+check(a == b, "seed 3 twice: the same trace")
+check(cellular.generate(4, 60).opportunities_ms != a.opportunities_ms,
+      "seeds 3 and 4: different traces")
+# a longer trace of a seed starts with the shorter one's capacity and
+# has the same RTT, queue and outages (those that fit)
+long_ = cellular.generate(3, 90)
+check(long_.rate_series[:len(a.rate_series) - 1] == a.rate_series[:-1]
+      and (long_.rtt_ms, long_.queue_pkts) == (a.rtt_ms, a.queue_pkts)
+      and long_.outages[:len(a.outages)] == a.outages,
+      "seed 3 over 90 s starts as over 60 s")
+
+outages = 0
+for seed in SEEDS:
+    t = cellular.generate(seed, 120)
+    segs = cellular.segments(t)
+    check(40 <= t.rtt_ms <= 80 and 100 <= t.queue_pkts <= 200,
+          f"seed {seed}: RTT {t.rtt_ms} ms, queue {t.queue_pkts}")
+    up = [r for _, _, r in segs if r > 0]
+    check(all(cellular.MIN_MBIT <= r <= cellular.MAX_MBIT for r in up),
+          f"seed {seed}: rates {min(up):.3f}..{max(up):.3f} Mbit/s")
+    # the capacity is 0 exactly in the outages, each 1..5 s
+    dark = [(x, y) for x, y, r in segs if r == 0]
+    check(dark == t.outages,
+          f"seed {seed}: capacity 0 in {dark}, the outages {t.outages}")
+    check(all(1000 <= y - x <= 5000 for x, y in t.outages)
+          and all(y <= t.period_ms - 1000 for _, y in t.outages),
+          f"seed {seed}: outages {t.outages}")
+    # 20..40 s between outages, the first 10..30 s in
+    starts = [x for x, _ in t.outages]
+    gaps = [s2 - e1 for (_, e1), s2 in zip(t.outages, starts[1:])]
+    check((not starts or 10000 <= starts[0] <= 30000)
+          and all(20000 <= g <= 40000 for g in gaps),
+          f"seed {seed}: first outage at {starts[:1]}, gaps {gaps}")
+    outages += len(t.outages)
+    # no opportunity in an outage; the count is the capacity's integral
+    # over 1500 bytes, to 1%
+    opps = t.opportunities_ms
+    check(opps == sorted(opps) and opps[0] >= 1
+          and opps[-1] == t.period_ms, f"seed {seed}: lines in order, the "
+          f"last ({opps[-1]}) the period {t.period_ms}")
+    check(not any(x < o < y for o in opps for x, y in t.outages),
+          f"seed {seed}: no opportunity in an outage")
+    integral = sum((y - x) / 1000 * r * 1e6 / 8 for x, y, r in segs) / 1500
+    check(abs(len(opps) - integral) <= 0.01 * integral,
+          f"seed {seed}: {len(opps)} opportunities for {integral:.0f}")
+    st = cellular.stats(t)
+    check(0.3 <= st["mean_mbit"] <= 15 and st["outages"] == len(t.outages),
+          f"seed {seed}: stats {st}")
+check(outages >= len(SEEDS), f"{outages} outages in {len(SEEDS)} 2-minute "
+      "traces (one every 20-40 s expected)")
+
+# the rate walk reaches both sides of the streams' rates over the seeds
+both = sum(1 for seed in SEEDS
+           if (lambda st: st["below_1mbit"] > 0 and st["below_4mbit"] < 1)(
+               cellular.stats(cellular.generate(seed, 60))))
+check(both >= len(SEEDS) // 2, f"{both} of {len(SEEDS)} minute traces "
+      "go below 1 and above 4 Mbit/s")
+
+# a rate held exactly: 1500 bytes a ms at 12 Mbit/s
+t = cellular.Trace([], 1000, 50, 100, [(0, 12.0)], [], 0)
+opps = cellular._opportunities(cellular.segments(t), 1000)
+check(opps == list(range(1, 1001)), f"12 Mbit/s: {opps[:3]}..{opps[-3:]}, "
+      f"{len(opps)} lines")
+# 24 Mbit/s: two lines a ms; an outage in the middle holds none
+t = cellular.Trace([], 1000, 50, 100, [(0, 24.0), (200, 0.0), (700, 24.0)],
+                   [(200, 700)], 0)
+opps = cellular._opportunities(cellular.segments(t), 1000)
+check(len(opps) == 1000 and opps[:4] == [1, 1, 2, 2]
+      and not any(200 < o < 701 for o in opps),
+      f"24 Mbit/s with an outage: {len(opps)} lines, {opps[:4]}")
+
+tmp = tempfile.mkdtemp(prefix="test_cellular.")
+try:
+    # write: the mahimahi lines and the .json beside them
+    path = os.path.join(tmp, "s3.trace")
+    cellular.write(a, path)
+    lines = open(path).read().split()
+    meta = cellular.read_meta(path)
+    check([int(x) for x in lines] == a.opportunities_ms
+          and meta["rtt_ms"] == a.rtt_ms and meta["period_ms"] == 60000,
+          "write: lines and metadata")
+    out = subprocess.run([sys.executable, os.path.join(HERE, "cellular.py"),
+                          "--seed", "3", "--seconds", "60", "--out",
+                          path + "2"], capture_output=True, text=True)
+    check(out.returncode == 0 and "outages" in out.stdout
+          and open(path + "2").read() == open(path).read(),
+          f"CLI: {out.returncode} {out.stdout} {out.stderr}")
+
+    # the grid: seeds x 1, 4 Mbit/s x 1, 2 s, the seed's RTT
+    grid = compare.cells("cellular", 3)
+    check(len(grid) == 12 and {c[2] for c in grid} == {1000, 4000}
+          and {c[3] for c in grid} == {1000, 2000}
+          and all(c[0] == cellular.generate(compare.cellular_seed(c[4]),
+                                            1).rtt_ms for c in grid),
+          f"cellular cells: {grid}")
+    spec = compare.cellular_link_spec(a, path)
+    check(spec == f"trace={path},delay={a.rtt_ms / 2:g}ms,"
+          f"queue={a.queue_pkts}p/rate=10mbit,delay={a.rtt_ms / 2:g}ms,"
+          f"queue={a.queue_pkts}p", f"link spec {spec}")
+
+    # a run with a stand-in netsim: the trace goes with the results, the
+    # link follows it, the run's .json names it
+    fake = os.path.join(tmp, "netsim")
+    with open(fake, "w") as fh:
+        fh.write("#!/bin/sh\necho \"$@\" > \"$(dirname \"$0\")/argv\"\n"
+                 "while [ \"$1\" != --stats ]; do shift; done\n"
+                 "echo '{\"links\": [], \"valid\": true}' > \"$2\"\n")
+    os.chmod(fake, 0o755)
+    args = types.SimpleNamespace(
+        results=os.path.join(tmp, "res"), seconds=20, reuse=False,
+        tabulate=False, reanalyse=False, netsim=fake, build=tmp)
+    os.makedirs(args.results)
+    res = compare.run_cell(args, grid[1], "multitcp-default", "bbr")
+    argv = open(os.path.join(tmp, "argv")).read().split()
+    tpath = compare.cellular_trace_path(args.results, 1, 20)
+    link = argv[argv.index("--link") + 1]
+    check(os.path.exists(tpath) and link.startswith(f"trace={tpath},")
+          and argv[argv.index("--cc") + 1] == "bbr"
+          and argv[argv.index("--system") + 1] == "multitcp-default",
+          f"run: {argv}")
+    check(res["trace"] == os.path.basename(tpath) and res["kbps"] == 1000
+          and res["budget"] == 2000
+          and res["queue"] == cellular.generate(1, 1).queue_pkts
+          and res["trace_stats"]["seconds"] == 20 + compare.TRACE_SLACK_S,
+          f"run's record: {res}")
+    # the trace is as long as the run and its slack, and never loops in it
+    check(int(open(tpath).read().split()[-1]) ==
+          (20 + compare.TRACE_SLACK_S) * 1000, "trace length")
+
+    # multitcp-default: multitcpsrc with host, port and latency only
+    try:
+        import peer_live
+    except (ImportError, ValueError):
+        peer_live = None        # no GStreamer bindings: the above only
+    if peer_live:
+        d = peer_live.receiver_desc("multitcp-default", "10.0.0.1", 5600,
+                                    2000)
+        check(d.startswith("multitcpsrc name=src host=10.0.0.1 port=5600 "
+                           "latency=2000 ! ") and "connections" not in d,
+              f"multitcp-default from peer_live: {d}")
+        s = peer_live.sender_desc("multitcp-default", "10.0.0.1", 5600,
+                                  1000, 2000)
+        check("multitcpsink name=mtcpsink host=10.0.0.1 port=5600 "
+              "sync=false" in s and "connections" not in s
+              and "copy-overhead" not in s,
+              f"multitcp-default's sender: {s}")
+
+    # the docs writer on made-up results, into a copy of the docs
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        matplotlib = None
+    if matplotlib:
+        top = os.path.join(tmp, "top")
+        os.makedirs(os.path.join(top, "docs"))
+        with open(os.path.join(top, "docs", "benchmarks.md"), "w") as fh:
+            fh.write("# Benchmarks\n\n## Other\n\ntext\n")
+        results = []
+        for cell in grid[:4]:
+            for system, late, wpb in (("multitcp-default", 0.2, 1.3),
+                                      ("srt", 0.1, 1.1), ("tcp", 0.0, 1.05)):
+                rtt, loss, kbps, budget, kind = cell
+                results.append(dict(
+                    system=system, cc="cubic", rtt=rtt, loss=loss,
+                    kbps=kbps, budget=budget, kind=kind, late_fraction=late,
+                    stalls=1, stall_s=0.5, delivered_mbps=kbps / 1000,
+                    wire_per_byte=wpb, wire_per_byte_steady=wpb,
+                    sent_per_byte_steady=None, queue=172,
+                    trace="cellular-s1-20s.trace",
+                    trace_stats=cellular.stats(
+                        compare.cellular_trace(1, 20))))
+        old_top = compare.TOP
+        compare.TOP = top
+        try:
+            compare.write_cellular_docs(types.SimpleNamespace(
+                cc=["cubic"], seconds=20, section=None,
+                results=args.results), results)
+        finally:
+            compare.TOP = old_top
+        doc = open(os.path.join(top, "docs", "benchmarks.md")).read()
+        check("## Cellular uplinks" in doc and "## Other" in doc
+              and doc.count("| cubic | 1 |") == 12
+              and "multitcp-default cubic seed 1 1 Mbit/s 1000 ms" in doc
+              and os.path.exists(os.path.join(top, "docs", "bench",
+                                              "cellular-trace.png"))
+              and os.path.exists(os.path.join(top, "docs", "bench",
+                                              "cellular.png")),
+              "docs: section, rows, targets and plots")
+finally:
+    shutil.rmtree(tmp)
+
+# --dry-run: prints, runs and writes nothing
+out = subprocess.run([sys.executable, os.path.join(HERE, "compare.py"),
+                      "--grid", "cellular", "--cc", "cubic", "bbr",
+                      "--results", os.path.join(tempfile.gettempdir(),
+                                                "test_cellular_dry_absent"),
+                      "--dry-run"], capture_output=True, text=True)
+check(out.returncode == 0 and out.stdout.count("\ncell ") == 15
+      and "96 runs" in out.stdout
+      and not os.path.exists(os.path.join(tempfile.gettempdir(),
+                                          "test_cellular_dry_absent")),
+      f"dry run: {out.returncode} {out.stdout[-300:]} {out.stderr[-500:]}")
+json.dumps(cellular.stats(a))   # the stats serialise
+
+f.exit()
