@@ -33,6 +33,12 @@ GST_DEBUG_CATEGORY_STATIC (mtcp_client_debug);
 #define FEEDBACK_KEEPALIVE_US (G_USEC_PER_SEC / 2)
 /* how long stopping waits for cancelled TLS handshakes to end */
 #define STOP_HANDSHAKES_WAIT_US (500 * G_TIME_SPAN_MILLISECOND)
+/* a silence longer than this starts a new run of hearing from the peer */
+#define HEARING_GAP_US (G_USEC_PER_SEC)
+/* every ready connection silent this long: probe the path with a new
+ * connection, one each interval (the sink REPORTs every 400 ms at most) */
+#define PROBE_AFTER_US (G_USEC_PER_SEC)
+#define PROBE_INTERVAL_US (G_USEC_PER_SEC)
 /* every connection silent: an outage; each waits this long (or
  * idle-timeout if longer) before it is presumed dead */
 #define OUTAGE_WAIT_US (10 * G_USEC_PER_SEC)
@@ -90,10 +96,13 @@ typedef struct {
   MtcpReport report;            /* last REPORT from the sink */
   gint64 report_us;             /* when it arrived, 0 = never */
   gint64 heard_us;              /* last time anything arrived on it */
+  gint64 heard_since_us;        /* since when it arrives without a silence
+                                 * longer than HEARING_GAP_US */
   gint64 feedback_us;           /* last FEEDBACK sent on it, 0 = never */
   guint64 buffers_received;
   guint window_bytes;           /* TCP_WINDOW_CLAMP we set, 0 = none */
   gboolean fresh;               /* asks for a new session: the old one is gone */
+  gboolean probe;               /* opened while every other one was silent */
   gint local;                   /* index into client->locals, -1 = any */
   /* the passphrase handshake on this connection */
   gboolean challenged;          /* answered a CHALLENGE, no PROOF yet */
@@ -135,6 +144,8 @@ struct _MtcpClient {
   gboolean session_gone;        /* the sink no longer knows our session */
   gboolean reset_discont;       /* the next release starts a new stream */
   guint64 reconnects;
+  guint64 outage_probes;        /* connections opened to find the path back */
+  gint64 next_probe_us;
   guint64 sessions_started;
 
   /* sender running time -> local time: the first timestamp fixes the
@@ -863,15 +874,17 @@ client_close_conn (MtcpClient * client, ClientConn * cc, const gchar * why)
       conn_state_name (cc->state), why);
 
   client->conns = g_list_remove (client->conns, cc);
-  if (cc->state != CONN_RETIRING)
+  if (cc->state != CONN_RETIRING && !(cc->probe && cc->state ==
+          CONN_CONNECTING))
     client->connections_lost++;
   mtcp_connection_free (cc->conn);
   cc->conn = NULL;
   mtcp_auth_key_clear (&cc->proof_key);
   client->closed = g_list_prepend (client->closed, cc);
 
-  if (cc->state == CONN_RETIRING || !client->running) {
-    /* asked for */
+  if (cc->state == CONN_RETIRING || !client->running ||
+      (cc->probe && cc->state == CONN_CONNECTING)) {
+    /* asked for, or a probe into a path still dark */
   } else if (cc->state == CONN_READY && worked) {
     /* a connection that worked for a while is a loss, not a failed try:
      * replace it at once (a dead sink then fails the next try) */
@@ -940,8 +953,13 @@ on_conn_event (MtcpConnection * conn, GIOCondition cond, gpointer user_data)
     MtcpIoResult r = mtcp_connection_receive (conn, &err);
 
     if (conn->bytes_received > before) {
+      gint64 now = g_get_monotonic_time ();
+
       client->bytes_received += conn->bytes_received - before;
-      client->last_data_us = cc->heard_us = g_get_monotonic_time ();
+      /* a new run of hearing from the sink after a silence */
+      if (now - cc->heard_us > HEARING_GAP_US)
+        cc->heard_since_us = now;
+      client->last_data_us = cc->heard_us = now;
     }
     if (!handle_frames (client, cc)) {
       g_clear_error (&err);
@@ -1098,8 +1116,9 @@ conn_new (MtcpClient * client, GSocket * sock, ConnState state, gint local)
   return cc;
 }
 
-/* Open one more connection without blocking the I/O thread. */
-static void
+/* client->lock held. Open one more connection without blocking the I/O
+ * thread; NULL if it could not even start. */
+static ClientConn *
 open_connection (MtcpClient * client)
 {
   GError *err = NULL;
@@ -1111,7 +1130,7 @@ open_connection (MtcpClient * client)
     GST_WARNING ("cannot open a connection: %s", err->message);
     g_error_free (err);
     note_failure (client);
-    return;
+    return NULL;
   }
   g_socket_set_blocking (sock, FALSE);
   if (!g_socket_connect (sock, client->address, NULL, &err) &&
@@ -1121,7 +1140,7 @@ open_connection (MtcpClient * client)
     g_error_free (err);
     g_object_unref (sock);
     note_failure (client);
-    return;
+    return NULL;
   }
   g_clear_error (&err);
   cc = conn_new (client, sock, CONN_CONNECTING, local);
@@ -1130,6 +1149,7 @@ open_connection (MtcpClient * client)
   mtcp_connection_attach (cc->conn, client->io.context, on_conn_event, client);
   mtcp_connection_want_write (cc->conn, TRUE);
   GST_DEBUG ("opening connection %u (local address %d)", cc->index, local);
+  return cc;
 }
 
 static guint
@@ -1164,6 +1184,27 @@ retire_connection (MtcpClient * client, ClientConn * cc)
     mtcp_connection_want_write (cc->conn, TRUE);
 }
 
+/* How long nothing arrived on @cc (since it was opened, if ever). */
+static gint64
+conn_silence (ClientConn * cc, gint64 now)
+{
+  return now - MAX (cc->heard_us, cc->conn->created_us);
+}
+
+/* client->lock held. Ready connections heard within HEARING_GAP_US. */
+static guint
+count_heard (MtcpClient * client, gint64 now)
+{
+  GList *l;
+  guint n = 0;
+
+  for (l = client->conns; l; l = l->next) {
+    ClientConn *cc = l->data;
+    n += cc->state == CONN_READY && conn_silence (cc, now) <= HEARING_GAP_US;
+  }
+  return n;
+}
+
 /* Open or retire connections until the session has client->wanted. */
 static void
 apply_connection_count (MtcpClient * client)
@@ -1176,13 +1217,23 @@ apply_connection_count (MtcpClient * client)
   }
   while (active > client->wanted) {
     GList *l;
-    ClientConn *victim = NULL;
-    /* the newest ready one: the first connection stays */
+    ClientConn *victim = NULL, *silent = NULL;
+    gint64 now = g_get_monotonic_time ();
+    /* the newest ready one: the first connection stays; but one silent
+     * while others are heard first (after an outage, stuck in TCP's
+     * backed-off retransmissions while a probe carries the stream) */
     for (l = client->conns; l; l = l->next) {
       ClientConn *cc = l->data;
-      if (cc->state == CONN_READY && l != client->conns)
+      if (cc->state != CONN_READY)
+        continue;
+      if (l != client->conns)
         victim = cc;
+      if (conn_silence (cc, now) > HEARING_GAP_US &&
+          (silent == NULL || cc->heard_us < silent->heard_us))
+        silent = cc;
     }
+    if (silent && silent != victim && count_heard (client, now) > 0)
+      victim = silent;
     if (victim == NULL)
       break;
     retire_connection (client, victim);
@@ -1636,6 +1687,7 @@ build_stats (MtcpClient * client)
       "n-connections", G_TYPE_UINT, ready,
       "connections-lost", G_TYPE_UINT64, client->connections_lost,
       "reconnects", G_TYPE_UINT64, client->reconnects,
+      "outage-probes", G_TYPE_UINT64, client->outage_probes,
       "sessions", G_TYPE_UINT64, client->sessions_started + 1,
       "protocol-errors", G_TYPE_UINT64, client->protocol_errors,
       "target-bitrate", G_TYPE_UINT64, (guint64) (client->target_Bps * 8),
@@ -1667,17 +1719,15 @@ feedback_carrier (MtcpClient * client)
   return oldest;
 }
 
-static gint64
-conn_silence (ClientConn * cc, gint64 now)
-{
-  return now - MAX (cc->heard_us, cc->conn->created_us);
-}
 
 /* client->lock held. A connection silent for idle-timeout is dead when the
- * sink is heard on another (a half-open one). Every connection silent at
- * once is an outage of the path (no coverage): TCP carries on when it
- * returns, where closing and reconnecting would storm a dead path, so
- * they wait up to OUTAGE_WAIT_US (and `timeout` for the whole session). */
+ * sink has been heard on another for idle-timeout meanwhile (a half-open
+ * one). Every connection silent at once is an outage of the path (no
+ * coverage): TCP carries on when it returns, where closing and
+ * reconnecting would storm a dead path, so they wait up to OUTAGE_WAIT_US
+ * (and `timeout` for the whole session); after it, each has idle-timeout
+ * from the first one heard again to come back (its retransmission timer
+ * backed off during the outage). */
 static gboolean
 conn_presumed_dead (MtcpClient * client, ClientConn * cc, gint64 now)
 {
@@ -1692,10 +1742,56 @@ conn_presumed_dead (MtcpClient * client, ClientConn * cc, gint64 now)
   for (l = client->conns; l; l = l->next) {
     ClientConn *other = l->data;
     if (other != cc && other->state == CONN_READY &&
-        conn_silence (other, now) <= idle / 2)
+        conn_silence (other, now) <= idle / 2 &&
+        now - other->heard_since_us >= idle)
       return TRUE;
   }
   return FALSE;
+}
+
+
+/* client->lock held. Every ready connection silent for PROBE_AFTER_US: the
+ * path is (or was) dark. After an outage TCP's retransmission timers,
+ * backed off during it, keep the old connections silent for seconds more;
+ * a new connection every PROBE_INTERVAL_US, its SYN on a fresh timer, is
+ * the first through when the path returns. The sink puts the stream on it
+ * at once (the others are blocked), and the count goes back down by
+ * retiring the silent ones. One probe at a time; one that got no answer
+ * in PROBE_INTERVAL_US makes way for the next (not a failure). */
+static void
+probe_dark_path (MtcpClient * client, gint64 now)
+{
+  ClientConn *pending = NULL, *probe;
+  guint ready = 0;
+  GList *l;
+
+  if (!client->running || client->gave_up || client->session_gone)
+    return;
+  for (l = client->conns; l; l = l->next) {
+    ClientConn *cc = l->data;
+    if (cc->state == CONN_READY) {
+      ready++;
+      if (conn_silence (cc, now) <= PROBE_AFTER_US)
+        return;                 /* the path works */
+    } else if (cc->state == CONN_CONNECTING || cc->state == CONN_HANDSHAKE) {
+      if (!cc->probe || cc->state == CONN_HANDSHAKE)
+        return;                 /* one on its way already */
+      pending = cc;
+    }
+  }
+  if (ready == 0 || now < client->next_probe_us)
+    return;
+  if (pending)
+    client_close_conn (client, pending, "outage probe: no answer yet");
+  probe = open_connection (client);
+  client->next_probe_us = now + PROBE_INTERVAL_US;
+  if (probe == NULL)
+    return;
+  probe->probe = TRUE;
+  client->outage_probes++;
+  GST_INFO ("no connection heard from the sink for %" G_GINT64_FORMAT
+      " ms: probing the path with connection %u",
+      (gint64) PROBE_AFTER_US / 1000, probe->index);
 }
 
 static gboolean
@@ -1746,6 +1842,7 @@ on_tick (gpointer data)
     client->rate_since_us = now;
   }
   controller_tick (client, now);
+  probe_dark_path (client, now);
   keep_connection_count (client, now);
   if (client->config.timeout_s > 0 && client->last_data_us > 0 &&
       count_conns (client, TRUE) > 0 &&

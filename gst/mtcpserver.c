@@ -31,6 +31,8 @@ typedef struct {
   gint64 accepted_us;
   MtcpFeedback feedback;
   gint64 feedback_us;           /* when the last FEEDBACK came, 0 = never */
+  gint64 heard_since_us;        /* since when FEEDBACK comes without a
+                                 * silence longer than HEARING_GAP_US */
   gint64 report_us;             /* when the last REPORT was queued, 0 = never */
   guint32 lowat;                /* TCP_NOTSENT_LOWAT in force, 0 = not set */
   guint32 echo_rtt_us;          /* from REPORT echoes */
@@ -150,6 +152,8 @@ struct _MtcpServer {
 /* what a connection takes at a time before it writes (dynamic scheduler),
  * and never more than its unsent mark */
 #define PUMP_RUN_BYTES (32 * 1024)
+/* a silence longer than this starts a new run of hearing from the peer */
+#define HEARING_GAP_US (G_USEC_PER_SEC)
 /* no ACK this long (or 2 RTT + 4 RTTVAR) on a connection with data in
  * flight: silent; all of them silent: the path is dark */
 #define DARK_MIN_US (G_USEC_PER_SEC)
@@ -1166,7 +1170,13 @@ handle_feedback (MtcpServer * server, ServerConn * sc, const guint8 * body,
     fb.highest_in_order = next_seq == 0 ? MTCP_TIME_NONE : next_seq - 1;
   }
   sc->feedback = fb;
-  sc->feedback_us = g_get_monotonic_time ();
+  {
+    gint64 now = g_get_monotonic_time ();
+    /* a new run of hearing from the receiver after a silence */
+    if (now - sc->feedback_us > HEARING_GAP_US)
+      sc->heard_since_us = now;
+    sc->feedback_us = now;
+  }
   GST_LOG ("connection %u: receiver has everything to %" G_GINT64_FORMAT
       ", %" G_GUINT64_FORMAT " bytes held", sc->id,
       (gint64) fb.highest_in_order, fb.buffered_bytes);
@@ -1596,11 +1606,12 @@ session_expire_kept (MtcpServer * server, ServerSession * sess, gint64 now)
 }
 
 /* server->lock held. A connection silent for idle-timeout is dead when the
- * receiver is heard on another of its connections (a half-open one: a NAT
- * that forgot it). When every connection is silent the path is out (a
- * cellular uplink without coverage): TCP carries on when it returns, and
- * closing would only cost a reconnect and a hand-over, so they wait up to
- * session-timeout. */
+ * receiver has been heard on another of its connections for idle-timeout
+ * meanwhile (a half-open one: a NAT that forgot it). When every connection
+ * is silent the path is out (a cellular uplink without coverage): TCP
+ * carries on when it returns, and closing would only cost a reconnect and
+ * a hand-over, so they wait up to session-timeout; after it, each has
+ * idle-timeout from the first one heard again to come back. */
 static gboolean
 conn_presumed_dead (MtcpServer * server, ServerConn * sc, gint64 now)
 {
@@ -1616,7 +1627,7 @@ conn_presumed_dead (MtcpServer * server, ServerConn * sc, gint64 now)
   for (i = 0; i < sess->conns->len; i++) {
     ServerConn *other = g_ptr_array_index (sess->conns, i);
     if (other != sc && now - MAX (other->feedback_us, other->accepted_us) <=
-        idle / 2)
+        idle / 2 && other->feedback_us && now - other->heard_since_us >= idle)
       return TRUE;
   }
   return FALSE;
