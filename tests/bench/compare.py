@@ -717,7 +717,8 @@ def write_cellular_docs(args, results):
     def missed(rows, what):
         if not rows:
             return "met"
-        return (f"{what} in {len(rows)} of {ncells} cells (" +
+        cells = len({(cc, k, kb, b) for _, cc, k, kb, b in rows})
+        return (f"{what} in {cells} of {ncells} cells, {len(rows)} runs (" +
                 ", ".join(f"{s_} {cc} seed {cellular_seed(k)} "
                           f"{kb / 1000:g} Mbit/s {b} ms"
                           for s_, cc, k, kb, b in rows) + ")")

@@ -105,6 +105,9 @@ parse_body (const MtcpFrameHeader * hdr, const guint8 * body,
   MtcpSkip skip;
   MtcpReport report;
   MtcpFeedback fb;
+  MtcpChallenge challenge;
+  MtcpAuth auth;
+  guint8 mac[MTCP_MAC_SIZE];
   gboolean ok = TRUE;
 
   switch (hdr->type) {
@@ -164,6 +167,15 @@ parse_body (const MtcpFrameHeader * hdr, const guint8 * body,
       break;
     case MTCP_FRAME_FEEDBACK:
       ok = mtcp_parse_feedback (body, hdr->length, &fb, &err);
+      break;
+    case MTCP_FRAME_CHALLENGE:
+      ok = mtcp_parse_challenge (body, hdr->length, &challenge, &err);
+      break;
+    case MTCP_FRAME_AUTH:
+      ok = mtcp_parse_auth (body, hdr->length, &auth, &err);
+      break;
+    case MTCP_FRAME_PROOF:
+      ok = mtcp_parse_proof (body, hdr->length, mac, &err);
       break;
     default:
       break;                    /* unknown types are skipped by length */

@@ -48,6 +48,11 @@ frames = {
     "feedback": frame(0x21, struct.pack(">QQQQQII", 5, 1000, 10**9, 1, 2, 0,
                                         0)),
     "retire": frame(0x22, b""),
+    # the passphrase handshake: nonce, salt, rounds; nonce, MAC; MAC
+    "challenge": frame(0x04, bytes(range(32)) + bytes(range(16)) +
+                       struct.pack(">I", 150000)),
+    "auth": frame(0x05, bytes(range(32)) + bytes(range(32, 64))),
+    "proof": frame(0x06, bytes(range(64, 96))),
     "unknown": frame(0x7E, b"later"),
 }
 # what a hostile sink sends the receiver
