@@ -688,9 +688,16 @@ session_evict_orphan (MtcpServer * server)
 
   for (l = server->sessions; l; l = l->next) {
     ServerSession *sess = l->data;
+    gboolean never_acked, oldest_never_acked;
     if (sess->ended || sess->orphaned_us == 0)
       continue;
-    if (oldest == NULL || sess->orphaned_us < oldest->orphaned_us)
+    /* first one whose receiver never acknowledged a frame (a HELLO and a
+     * close, not a receiver waiting out an outage), then the oldest */
+    never_acked = sess->acked == MTCP_TIME_NONE;
+    oldest_never_acked = oldest && oldest->acked == MTCP_TIME_NONE;
+    if (oldest == NULL || (never_acked && !oldest_never_acked) ||
+        (never_acked == oldest_never_acked &&
+            sess->orphaned_us < oldest->orphaned_us))
       oldest = sess;
   }
   if (oldest == NULL)
