@@ -179,6 +179,8 @@ struct _MtcpClient {
   gint64 rtt_sample_us;         /* last RTT sample given to MULTFRC */
   gboolean control_started;
   gboolean pars_done;
+  guint32 least_rtt_us;         /* the lowest RTT any REPORT gave: the path's
+                                 * own, without the queue our flows built */
   guint wanted;                 /* connections the controller wants */
   gint64 interval_start_us;
   guint64 interval_bytes_mark;
@@ -556,6 +558,9 @@ handle_data_frame (MtcpClient * client, ClientConn * cc,
         return FALSE;
       sanitize_report (&cc->report);
       cc->report_us = g_get_monotonic_time ();
+      if (cc->report.rtt_us > 0 && (client->least_rtt_us == 0 ||
+              cc->report.rtt_us < client->least_rtt_us))
+        client->least_rtt_us = cc->report.rtt_us;
       note_sender_backlog (client);
       return TRUE;
     case MTCP_FRAME_REFUSE:{
@@ -1456,6 +1461,11 @@ pars_starting_count (MtcpClient * client, gdouble rtt, guint mss)
   loss = observed_loss (client, mss, &segments);
   if (!mtcp_pars_loss_known (segments, loss * segments))
     return;
+  /* the path's RTT, not one our own flows inflated filling a queue: on a
+   * link slower than the stream, loss and RTT both come from that queue,
+   * and more flows only fill it further (docs/benchmarks.md, cellular) */
+  if (client->least_rtt_us > 0)
+    rtt = MIN (rtt, client->least_rtt_us / 1e6);
   client->wanted = mtcp_pars_connections (client->target_Bps * 8, rtt,
       loss, mss, MTCP_PARS_PHI_RENO, fewest_connections (client),
       c->max_connections);
@@ -1972,9 +1982,27 @@ mtcp_client_start (MtcpClient * client, GCancellable * cancellable,
   if (client->address == NULL || !parse_local_addresses (client, error) ||
       !setup_tls (client, error))
     return FALSE;
-  first = connect_first (client, cancellable, error);
-  if (first == NULL)
-    return FALSE;
+  {
+    gboolean had_key = client->auth_key.valid;
+    GError *err = NULL;
+
+    first = connect_first (client, cancellable, &err);
+    /* deriving the key took longer than the sink's handshake timeout (a
+     * slow CPU): it is kept for the sink's salt, so the next try is quick */
+    if (first == NULL && !had_key && client->auth_key.valid &&
+        !g_error_matches (err, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED) &&
+        !g_error_matches (err, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED) &&
+        !g_error_matches (err, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
+      GST_INFO ("the first connection failed after the key derivation (%s): "
+          "once more with the key", err->message);
+      g_clear_error (&err);
+      first = connect_first (client, cancellable, &err);
+    }
+    if (first == NULL) {
+      g_propagate_error (error, err);
+      return FALSE;
+    }
+  }
 
   mtcp_io_thread_init (&client->io);
   client->rate_since_us = client->last_data_us = g_get_monotonic_time ();

@@ -35,6 +35,8 @@ struct _MtcpQueueSession {
   guint64 resync_until;         /* drop delta buffers below this index */
   GHashTable *taken;            /* static lanes: indices > cursor handed out */
   GstClockTime max_lag_time;    /* its receiver's latency, NONE: not said */
+  GstClockTime transit;         /* to the receiver from here, beyond the
+                                 * first buffer's, on its fastest connection */
   gint64 anchor_us;             /* when its first buffer was handed out */
   GstClockTime anchor_time;     /* and that buffer's time; NONE: not yet */
   MtcpQueueSessionStats stats;
@@ -667,6 +669,13 @@ mtcp_send_queue_session_set_max_lag (MtcpSendQueue * q, MtcpQueueSession * s,
   s->max_lag_time = max_lag;
 }
 
+void
+mtcp_send_queue_session_set_transit (MtcpSendQueue * q, MtcpQueueSession * s,
+    GstClockTime transit)
+{
+  s->transit = GST_CLOCK_TIME_IS_VALID (transit) ? transit : 0;
+}
+
 /* How late the next buffer the session hands out is, by the receiver's
  * reckoning: its clock maps the first buffer's time to when it arrived, so
  * a buffer is due at anchor + (its time - the first's) + latency. (What
@@ -687,6 +696,12 @@ session_late_by (MtcpSendQueue * q, MtcpQueueSession * s)
   return elapsed > span ? elapsed - span : 0;
 }
 
+GstClockTime
+mtcp_send_queue_session_late_by (MtcpSendQueue * q, MtcpQueueSession * s)
+{
+  return session_late_by (q, s);
+}
+
 static gboolean
 session_over_limits (MtcpSendQueue * q, MtcpQueueSession * s, gboolean own)
 {
@@ -697,7 +712,8 @@ session_over_limits (MtcpSendQueue * q, MtcpQueueSession * s, gboolean own)
       session_backlog_time (q, s) > q->limits.max_lag_time)
     return TRUE;
   if (own && GST_CLOCK_TIME_IS_VALID (s->max_lag_time) &&
-      session_late_by (q, s) > s->max_lag_time)
+      session_late_by (q, s) > s->max_lag_time - MIN (s->transit,
+          s->max_lag_time))
     return TRUE;
   return FALSE;
 }

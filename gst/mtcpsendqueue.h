@@ -85,6 +85,16 @@ void mtcp_send_queue_remove_session (MtcpSendQueue * queue,
  * queue's max_lag_time applies as before. GST_CLOCK_TIME_NONE: none. */
 void mtcp_send_queue_session_set_max_lag (MtcpSendQueue * queue,
     MtcpQueueSession * session, GstClockTime max_lag);
+/* How much later than the first buffer a buffer handed out now reaches the
+ * receiver, on the session's fastest connection (what waits in its socket,
+ * the queueing its RTT shows): the session skips once the next buffer
+ * could only arrive past the lag bound (0 = nothing known). */
+void mtcp_send_queue_session_set_transit (MtcpSendQueue * queue,
+    MtcpQueueSession * session, GstClockTime transit);
+/* How late the next buffer the session hands out is already, by the
+ * receiver's clock (0: on time, or nothing to go by). */
+GstClockTime mtcp_send_queue_session_late_by (MtcpSendQueue * queue,
+    MtcpQueueSession * session);
 
 /* The next frame at the session's cursor, or NULL if none. */
 MtcpOutFrame *mtcp_send_queue_take (MtcpSendQueue * queue,

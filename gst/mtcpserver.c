@@ -70,6 +70,8 @@ struct _ServerSession {
   gint64 latency_us;            /* the receiver's, from HELLO; 0 = unknown */
   MtcpRepairBudget *repair;     /* pays for hedges and copies */
   guint64 frames_copied;        /* copied because their deadline was near */
+  guint64 gated;                /* times a connection could take a frame
+                                 * but would have delivered it late */
   guint64 bytes_copied;
   guint64 frames_expired;       /* unacknowledged, no longer kept */
   gsize bytes_kept;             /* unacknowledged, kept, at the last tick */
@@ -105,6 +107,8 @@ struct _MtcpServer {
   MtcpIoThread io;
   gint wake_pending;            /* atomic: a pump is already scheduled */
 
+  gboolean live;                /* the last buffer came from a live upstream:
+                                 * sessions may skip what would arrive late */
   /* stream rate measured at the input */
   guint64 rate_bytes;
   gint64 rate_since_us;
@@ -349,8 +353,51 @@ conn_flush (MtcpServer * server, ServerConn * sc, MtcpIoResult * result)
   return TRUE;
 }
 
-/* Ready for a new frame: nothing left in user space and the kernel below
- * its unsent-bytes mark. Otherwise ask to be woken when writable. */
+/* server->lock held. How much later than the session's first frame a
+ * frame handed to @sc now reaches the receiver (whose clock that frame
+ * set): what waits before it in the socket, at the rate the connection
+ * delivers, and the queueing its RTT shows above the path's least. By the
+ * TCP_INFO last read (a tick ago at most). */
+static gint64
+conn_transit_us (ServerConn * sc)
+{
+  const MtcpTcpInfo *info = &sc->info;
+  guint64 waiting = sc->conn->out_bytes + info->notsent_bytes;
+  guint64 rate = info->delivery_rate;   /* bytes/s */
+  gint64 transit = 0;
+
+  /* the last delivery sample understates a connection that carried
+   * little; a window an RTT it can send at least */
+  if (info->rtt_us > 0)
+    rate = MAX (rate, (guint64) info->snd_cwnd * info->snd_mss *
+        G_USEC_PER_SEC / info->rtt_us);
+  if (waiting > 0)
+    transit = rate > 0 ? (gint64) MIN (waiting * G_USEC_PER_SEC / rate,
+        (guint64) G_MAXINT32) : G_MAXINT32;
+  if (info->min_rtt_us > 0 && info->rtt_us > info->min_rtt_us)
+    transit += info->rtt_us - info->min_rtt_us;
+  return transit;
+}
+
+/* server->lock held. A live session's next frame would reach its
+ * receiver past the deadline on @sc: better another connection, or a
+ * skip, than a late frame on the wire in a timely one's place. */
+static gboolean
+conn_would_deliver_late (MtcpServer * server, ServerConn * sc)
+{
+  ServerSession *sess = sc->session;
+  GstClockTime late;
+
+  if (!server->live || sess == NULL || sess->latency_us == 0)
+    return FALSE;
+  late = mtcp_send_queue_session_late_by (server->queue, sess->qs);
+  return (gint64) MIN (late / GST_USECOND, (guint64) G_MAXINT32) +
+      conn_transit_us (sc) > sess->latency_us;
+}
+
+/* Ready for a new frame: nothing left in user space, the kernel below
+ * its unsent-bytes mark, and it would not deliver the next frame late.
+ * Otherwise ask to be woken when writable (the tick pumps the others). */
 static gboolean
 conn_ready (MtcpServer * server, ServerConn * sc)
 {
@@ -362,6 +409,10 @@ conn_ready (MtcpServer * server, ServerConn * sc)
     return FALSE;
   if (!mtcp_connection_can_take (sc->conn)) {
     mtcp_connection_want_write (sc->conn, TRUE);
+    return FALSE;
+  }
+  if (conn_would_deliver_late (server, sc)) {
+    sc->session->gated++;
     return FALSE;
   }
   return TRUE;
@@ -1640,6 +1691,21 @@ conn_presumed_dead (MtcpServer * server, ServerConn * sc, gint64 now)
   return FALSE;
 }
 
+/* server->lock held. The transit of the session's fastest connection
+ * (0: none, or nothing known yet). */
+static gint64
+session_transit_us (ServerSession * sess)
+{
+  gint64 best = G_MAXINT64;
+  guint i;
+
+  for (i = 0; i < sess->conns->len; i++) {
+    ServerConn *sc = g_ptr_array_index (sess->conns, i);
+    best = MIN (best, conn_transit_us (sc));
+  }
+  return best == G_MAXINT64 ? 0 : best;
+}
+
 /* server->lock held. What the session's connections could carry now and
  * whether the path is dark, for its repair budget: copies come only from
  * spare capacity, and never go into a path that acknowledges nothing. */
@@ -1668,6 +1734,8 @@ session_measure_path (MtcpServer * server, ServerSession * sess)
   }
   path.dark = busy > 0 && silent == busy;
   mtcp_repair_budget_set_path (sess->repair, &path);
+  mtcp_send_queue_session_set_transit (server->queue, sess->qs,
+      session_transit_us (sess) * GST_USECOND);
 }
 
 static gboolean
@@ -1900,6 +1968,7 @@ mtcp_server_push_buffer (MtcpServer * server, GstBuffer * buffer,
     return FALSE;
   }
   mtcp_send_queue_push_buffer (server->queue, buffer, pts, dts, duration);
+  server->live = live;
   server->rate_bytes += gst_buffer_get_size (buffer);
   if (live)
     mtcp_send_queue_enforce_limits (server->queue);
@@ -2073,6 +2142,7 @@ mtcp_server_get_stats (MtcpServer * server)
         "frames-resent", G_TYPE_UINT64, qst.frames_resent,
         "frames-hedged", G_TYPE_UINT64, sess->frames_hedged,
         "frames-copied", G_TYPE_UINT64, sess->frames_copied,
+        "late-passed-over", G_TYPE_UINT64, sess->gated,
         "repair", G_TYPE_STRING,
         mtcp_repair_gate_nick (mtcp_repair_budget_gate (sess->repair)),
         "copies-refused", G_TYPE_UINT64,

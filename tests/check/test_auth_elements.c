@@ -18,6 +18,8 @@ typedef enum {
   FAKE_PROOF_OTHER_KEY,         /* a PROOF made with another passphrase */
   FAKE_WEAK_ROUNDS,             /* asks for too few PBKDF2 rounds */
   FAKE_RIGHT,                   /* the whole handshake, right */
+  FAKE_HANG_UP,                 /* CHALLENGE, then closes: a sink whose
+                                 * handshake timeout ran out */
 } FakeMode;
 
 typedef struct {
@@ -26,6 +28,8 @@ typedef struct {
   FakeMode mode;
   gboolean auth_ok;             /* the receiver's AUTH was right */
   gboolean got_auth;            /* any AUTH came */
+  gboolean salt_set;            /* one salt for every connection, as a sink */
+  guint8 salt[MTCP_SALT_SIZE];
 } FakeSink;
 
 static void
@@ -92,10 +96,17 @@ fake_sink_run (gpointer data)
 
   if (fs->mode != FAKE_NO_CHALLENGE) {
     fail_unless (mtcp_random_bytes (ch.nonce, MTCP_NONCE_SIZE, NULL));
-    fail_unless (mtcp_random_bytes (ch.salt, MTCP_SALT_SIZE, NULL));
+    if (!fs->salt_set)
+      fail_unless (mtcp_random_bytes (fs->salt, MTCP_SALT_SIZE, NULL));
+    fs->salt_set = TRUE;
+    memcpy (ch.salt, fs->salt, MTCP_SALT_SIZE);
     ch.iterations = fs->mode == FAKE_WEAK_ROUNDS ?
         MTCP_AUTH_ITERATIONS_MIN - 1 : MTCP_AUTH_ITERATIONS_MIN;
     send_all (sock, out, mtcp_write_challenge (out, sizeof (out), &ch));
+    if (fs->mode == FAKE_HANG_UP) {
+      g_object_unref (sock);
+      return NULL;
+    }
     fs->got_auth = recv_frame (sock, &hdr, body);
     if (!fs->got_auth)
       return sock;              /* the receiver hung up: what we want */
@@ -255,6 +266,42 @@ GST_START_TEST (test_receiver_accepts_right_proof)
 
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (appsink);
+  gst_object_unref (pipeline);
+  g_object_unref (sock);
+  g_object_unref (fs.listener);
+}
+
+GST_END_TEST;
+
+static gpointer
+fake_sink_hang_up_then_right (gpointer data)
+{
+  FakeSink *fs = data;
+
+  fail_unless (fake_sink_run (fs) == NULL);
+  fs->mode = FAKE_RIGHT;
+  return fake_sink_run (fs);
+}
+
+/* A sink that hangs up while the receiver derives its key (its handshake
+ * timeout, on a slow CPU or under sanitizers): the receiver tries once
+ * more with the key it kept for that salt, and joins. */
+GST_START_TEST (test_receiver_retries_after_slow_key_derivation)
+{
+  FakeSink fs;
+  GstElement *pipeline;
+  GThread *thread;
+  GSocket *sock;
+
+  fake_sink_init (&fs, FAKE_HANG_UP);
+  pipeline = receiver_pipeline (fs.port, "passphrase=\"" PASSPHRASE "\"");
+  thread = g_thread_new ("fake-sink", fake_sink_hang_up_then_right, &fs);
+  fail_if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  sock = g_thread_join (thread);
+  fail_unless (sock != NULL);
+  fail_unless (fs.auth_ok);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (pipeline);
   g_object_unref (sock);
   g_object_unref (fs.listener);
@@ -449,6 +496,7 @@ auth_elements_suite (void)
   tcase_add_test (tc, test_receiver_refuses_wrong_sink_proof);
   tcase_add_test (tc, test_receiver_refuses_weak_rounds);
   tcase_add_test (tc, test_receiver_accepts_right_proof);
+  tcase_add_test (tc, test_receiver_retries_after_slow_key_derivation);
   tcase_add_test (tc, test_receiver_refuses_unproven_second_connection);
   tcase_add_test (tc, test_sink_proves_itself);
   return s;

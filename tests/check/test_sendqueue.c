@@ -392,6 +392,41 @@ GST_START_TEST (test_session_lag_ignores_what_is_in_flight)
 
 GST_END_TEST;
 
+/* A path whose sockets hold 600 ms of stream: a buffer handed out now
+ * arrives 600 ms later than the first did, so the session skips to the
+ * keyframe once the next buffer is 400 ms late (of a 1 s bound), not 1 s;
+ * the lateness it reports is the next buffer's. */
+GST_START_TEST (test_session_lag_counts_transit)
+{
+  MtcpSendQueueLimits limits = { 0, 5 * GST_SECOND };
+  MtcpSendQueue *q = mtcp_send_queue_new (&limits);
+  MtcpQueueSession *s = mtcp_send_queue_add_session (q);
+  guint i, skips = 0;
+
+  mtcp_send_queue_set_clock (q, fake_clock);
+  mtcp_send_queue_session_set_max_lag (q, s, GST_SECOND);
+  push_live (q, 0, FALSE, 0);
+  expect_buffer (mtcp_send_queue_take (q, s), 0, 0);
+  mtcp_send_queue_session_set_transit (q, s, 600 * GST_MSECOND);
+  for (i = 1; i < 16; i++) {
+    push_live (q, i, i != 10, i * 33);  /* keyframe at 330 ms */
+    if (i == 12)                /* seq 1 was due at 33 ms */
+      fail_unless_equals_uint64 (mtcp_send_queue_session_late_by (q, s),
+          (12 - 1) * 33 * GST_MSECOND);
+    skips += mtcp_send_queue_enforce_limits (q);
+    /* seq 1 is 400 ms late at 433 ms: at 13 * 33 = 429 ms not yet */
+    fail_unless_equals_int (skips, i < 14 ? 0 : 1);
+  }
+  expect_skip (mtcp_send_queue_take (q, s), 1, 10);
+  expect_buffer (mtcp_send_queue_take (q, s), 10, 10);
+  /* a transit past the bound itself skips whatever is next */
+  mtcp_send_queue_session_set_transit (q, s, 3 * GST_SECOND);
+  fail_unless_equals_int (mtcp_send_queue_enforce_limits (q), 1);
+  mtcp_send_queue_free (q);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_static_lanes_take_seq_mod_n)
 {
   MtcpSendQueue *q = mtcp_send_queue_new (&no_limits);
@@ -471,6 +506,7 @@ sendqueue_suite (void)
   tcase_add_test (tc, test_session_lag_bound_of_its_own);
   tcase_add_test (tc, test_session_lag_burst_is_not_late);
   tcase_add_test (tc, test_session_lag_ignores_what_is_in_flight);
+  tcase_add_test (tc, test_session_lag_counts_transit);
   tcase_add_test (tc, test_deltas_before_first_keyframe_are_skipped);
   tcase_add_test (tc, test_late_joiner_starts_at_latest_keyframe_after_caps);
   tcase_add_test (tc, test_joiner_gets_streamheader_from_caps);
