@@ -40,6 +40,11 @@ GST_DEBUG_CATEGORY_STATIC (multitcpsink_debug);
 #define DEFAULT_IDLE_TIMEOUT 3000
 /* SRT's default overhead bandwidth, for the same job: sending again */
 #define DEFAULT_COPY_OVERHEAD 25
+#define DEFAULT_BITRATE_CONTROL GST_MULTI_TCP_BITRATE_CONTROL_NONE
+#define DEFAULT_MIN_BITRATE 300000
+#define DEFAULT_MAX_BITRATE 0
+/* at most one keyframe asked for in this long */
+#define KEYFRAME_REQUEST_GAP_US (G_USEC_PER_SEC)
 #define REPORT_INTERVAL_MS 200
 #define EOS_DRAIN_TIMEOUT (10 * G_USEC_PER_SEC)
 
@@ -68,6 +73,9 @@ enum {
   PROP_TLS_CERTIFICATE_FILE,
   PROP_TLS_KEY_FILE,
   PROP_MAX_PENDING_HANDSHAKES,
+  PROP_BITRATE_CONTROL,
+  PROP_MIN_BITRATE,
+  PROP_MAX_BITRATE,
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -93,6 +101,25 @@ gst_multi_tcp_scheduler_get_type (void)
   return type;
 }
 
+#define GST_TYPE_MULTI_TCP_BITRATE_CONTROL \
+  (gst_multi_tcp_bitrate_control_get_type ())
+static GType
+gst_multi_tcp_bitrate_control_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_MULTI_TCP_BITRATE_CONTROL_NONE, "Leave the encoder alone (the "
+          "estimate is in stats and bus messages)", "none"},
+    {GST_MULTI_TCP_BITRATE_CONTROL_ENCODER, "Set the upstream encoder's "
+          "bitrate from the weakest receiver's estimate", "encoder"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstMultiTcpBitrateControl", values));
+  return type;
+}
+
 #define gst_multi_tcp_sink_parent_class parent_class
 G_DEFINE_TYPE (GstMultiTcpSink, gst_multi_tcp_sink, GST_TYPE_BASE_SINK);
 
@@ -114,7 +141,11 @@ gst_multi_tcp_sink_init (GstMultiTcpSink * self)
   self->session_timeout = DEFAULT_SESSION_TIMEOUT;
   self->idle_timeout = DEFAULT_IDLE_TIMEOUT;
   self->copy_overhead = DEFAULT_COPY_OVERHEAD;
+  self->bitrate_control = DEFAULT_BITRATE_CONTROL;
+  self->min_bitrate = DEFAULT_MIN_BITRATE;
+  self->max_bitrate = DEFAULT_MAX_BITRATE;
   self->upstream_live = -1;
+  g_mutex_init (&self->control_lock);
 }
 
 static void
@@ -128,6 +159,7 @@ gst_multi_tcp_sink_finalize (GObject * object)
   g_free (self->tls_certificate_file);
   g_free (self->tls_key_file);
   g_free (self->congestion_control);
+  g_mutex_clear (&self->control_lock);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -224,6 +256,15 @@ gst_multi_tcp_sink_set_property (GObject * object, guint prop_id,
       g_free (self->tls_key_file);
       self->tls_key_file = g_value_dup_string (value);
       break;
+    case PROP_BITRATE_CONTROL:
+      self->bitrate_control = g_value_get_enum (value);
+      break;
+    case PROP_MIN_BITRATE:
+      self->min_bitrate = g_value_get_uint (value);
+      break;
+    case PROP_MAX_BITRATE:
+      self->max_bitrate = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -256,8 +297,18 @@ gst_multi_tcp_sink_get_property (GObject * object, guint prop_id,
     server = self->server ? mtcp_server_ref (self->server) : NULL;
     GST_OBJECT_UNLOCK (self);
     /* outside the object lock: the server's thread posts messages */
-    g_value_take_boxed (value, server ? mtcp_server_get_stats (server) :
-        gst_structure_new_empty ("multitcpsink-stats"));
+    {
+      GstStructure *st = server ? mtcp_server_get_stats (server) :
+          gst_structure_new_empty ("multitcpsink-stats");
+      g_mutex_lock (&self->control_lock);
+      /* what the encoder has, in its own unit */
+      gst_structure_set (st, "encoder-bitrate", G_TYPE_UINT64, self->encoder ?
+          mtcp_encoder_get_bps (self->encoder) : (guint64) 0,
+          "bitrate-changes", G_TYPE_UINT64, self->bitrate ?
+          mtcp_bitrate_control_changes (self->bitrate) : (guint64) 0, NULL);
+      g_mutex_unlock (&self->control_lock);
+      g_value_take_boxed (value, st);
+    }
     if (server)
       mtcp_server_unref (server);
     return;
@@ -328,6 +379,15 @@ gst_multi_tcp_sink_get_property (GObject * object, guint prop_id,
     case PROP_TLS_KEY_FILE:
       g_value_set_string (value, self->tls_key_file);
       break;
+    case PROP_BITRATE_CONTROL:
+      g_value_set_enum (value, self->bitrate_control);
+      break;
+    case PROP_MIN_BITRATE:
+      g_value_set_uint (value, self->min_bitrate);
+      break;
+    case PROP_MAX_BITRATE:
+      g_value_set_uint (value, self->max_bitrate);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -349,6 +409,87 @@ on_server_warning (const gchar * message, gpointer user_data)
   self->last_warning_us = now;
   GST_ELEMENT_WARNING (self, STREAM, FAILED, ("A receiver connection was "
           "closed"), ("%s", message));
+}
+
+/* From the I/O thread, no lock of the server held: bitrate-control=encoder
+ * follows the weakest receiver's estimate, and asks for a keyframe when a
+ * receiver had to skip. */
+static void
+control_encoder (GstMultiTcpSink * self, MtcpServer * server)
+{
+  guint64 weakest, skips, bps;
+  gint64 now = g_get_monotonic_time ();
+  gboolean missing = FALSE, keyframe = FALSE;
+  MtcpEncoder *set_on = NULL;
+  guint min_bps, max_bps;
+
+  mtcp_server_get_estimate (server, &weakest, &skips);
+  GST_OBJECT_LOCK (self);
+  min_bps = self->min_bitrate;
+  max_bps = self->max_bitrate;
+  GST_OBJECT_UNLOCK (self);
+
+  g_mutex_lock (&self->control_lock);
+  if (!self->encoder_looked_for) {
+    self->encoder_looked_for = TRUE;
+    self->encoder = mtcp_encoder_find (GST_BASE_SINK_PAD (self));
+    missing = self->encoder == NULL;
+    if (self->encoder) {
+      guint64 now_bps = mtcp_encoder_get_bps (self->encoder);
+      MtcpBitrateBounds bounds = { min_bps, max_bps ? max_bps : now_bps };
+      self->bitrate = mtcp_bitrate_control_new (&bounds, now_bps);
+      GST_INFO_OBJECT (self, "bitrate-control: %s, %" G_GUINT64_FORMAT
+          "-%" G_GUINT64_FORMAT " bit/s", mtcp_encoder_describe
+          (self->encoder), bounds.min_bps, bounds.max_bps);
+    }
+  }
+  if (self->bitrate && mtcp_bitrate_control_update (self->bitrate, now,
+          weakest, &bps))
+    set_on = self->encoder;
+  if (self->encoder && skips > self->skips_seen &&
+      now - self->keyframe_asked_us >= KEYFRAME_REQUEST_GAP_US) {
+    self->keyframe_asked_us = now;
+    keyframe = TRUE;
+  }
+  self->skips_seen = MAX (self->skips_seen, skips);
+  /* the encoder lives until stop, which runs after this thread ended */
+  g_mutex_unlock (&self->control_lock);
+
+  if (missing)
+    GST_ELEMENT_WARNING (self, STREAM, ENCODE, ("bitrate-control=encoder, "
+            "but there is no video encoder upstream whose bitrate multitcpsink "
+            "knows how to set"), ("looked for an element classed Codec/"
+            "Encoder/Video with a bitrate or target-bitrate property"));
+  if (set_on) {
+    GST_INFO_OBJECT (self, "encoder bitrate %" G_GUINT64_FORMAT " bit/s "
+        "(weakest receiver's estimate %" G_GUINT64_FORMAT ")", bps, weakest);
+    mtcp_encoder_set_bps (set_on, bps);
+  }
+  if (keyframe)
+    mtcp_encoder_request_keyframe (GST_BASE_SINK_PAD (self));
+}
+
+/* From the I/O thread, no lock held: a session's bandwidth estimate moved
+ * (or a second passed), for applications that set their encoder's
+ * bitrate from it (examples/). */
+static void
+on_server_estimate (GstStructure * estimate, gpointer user_data)
+{
+  GstMultiTcpSink *self = user_data;
+  MtcpServer *server;
+  gboolean control;
+
+  GST_OBJECT_LOCK (self);
+  control = self->bitrate_control == GST_MULTI_TCP_BITRATE_CONTROL_ENCODER;
+  server = self->server ? mtcp_server_ref (self->server) : NULL;
+  GST_OBJECT_UNLOCK (self);
+  if (server && control)
+    control_encoder (self, server);
+  if (server)
+    mtcp_server_unref (server);
+
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), estimate));
 }
 
 /* The certificate (with its key) TLS uses: the object, else the files. */
@@ -419,6 +560,7 @@ gst_multi_tcp_sink_start (GstBaseSink * bsink)
   GST_OBJECT_UNLOCK (self);
 
   server = mtcp_server_new (&config, on_server_warning, self);
+  mtcp_server_set_estimate_func (server, on_server_estimate, self);
   g_clear_object (&config.tls_certificate);
   g_free (config.congestion_control);
   if (!mtcp_server_start (server, &err)) {
@@ -458,6 +600,12 @@ gst_multi_tcp_sink_stop (GstBaseSink * bsink)
     mtcp_server_stop (server);
     mtcp_server_unref (server);
   }
+  g_mutex_lock (&self->control_lock);
+  g_clear_pointer (&self->encoder, mtcp_encoder_free);
+  g_clear_pointer (&self->bitrate, mtcp_bitrate_control_free);
+  self->encoder_looked_for = FALSE;
+  self->skips_seen = 0;
+  g_mutex_unlock (&self->control_lock);
   return TRUE;
 }
 
@@ -627,6 +775,26 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
           "connections-rejected in stats)", 1, 65536,
           DEFAULT_MAX_PENDING_HANDSHAKES,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_BITRATE_CONTROL,
+      g_param_spec_enum ("bitrate-control", "Bitrate control",
+          "encoder: set the bitrate of the video encoder upstream (x264enc, "
+          "x265enc, vp8enc, vp9enc, openh264enc and others whose bitrate "
+          "property gives its unit) from the weakest receiver's bandwidth "
+          "estimate, between min-bitrate and max-bitrate, and ask it for a "
+          "keyframe when a receiver had to skip. Either way the estimate is "
+          "in stats (estimated-bitrate) and in multitcpsink-estimate element "
+          "messages", GST_TYPE_MULTI_TCP_BITRATE_CONTROL,
+          DEFAULT_BITRATE_CONTROL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_MIN_BITRATE,
+      g_param_spec_uint ("min-bitrate", "Min bitrate",
+          "bitrate-control=encoder: the least bitrate set (bits/s), also "
+          "while the path is dark", 1, G_MAXUINT, DEFAULT_MIN_BITRATE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_MAX_BITRATE,
+      g_param_spec_uint ("max-bitrate", "Max bitrate",
+          "bitrate-control=encoder: the most bitrate set (bits/s); 0 = the "
+          "encoder's own bitrate when the first receiver came", 0, G_MAXUINT,
+          DEFAULT_MAX_BITRATE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_MAX_FRAME_SIZE,
       g_param_spec_uint ("max-frame-size", "Max frame size",
           "Largest frame body accepted from a peer, in bytes", 1024,

@@ -5,12 +5,19 @@
 #include <gst/base/gstbasesink.h>
 
 #include "mtcpserver.h"
+#include "mtcpbitrate.h"
+#include "mtcpencoder.h"
 
 G_BEGIN_DECLS
 
 #define GST_TYPE_MULTI_TCP_SINK (gst_multi_tcp_sink_get_type ())
 G_DECLARE_FINAL_TYPE (GstMultiTcpSink, gst_multi_tcp_sink, GST, MULTI_TCP_SINK,
     GstBaseSink)
+
+typedef enum {
+  GST_MULTI_TCP_BITRATE_CONTROL_NONE,
+  GST_MULTI_TCP_BITRATE_CONTROL_ENCODER,
+} GstMultiTcpBitrateControl;
 
 struct _GstMultiTcpSink {
   GstBaseSink parent;
@@ -36,11 +43,22 @@ struct _GstMultiTcpSink {
   gboolean tls;
   GTlsCertificate *tls_certificate;
   gchar *tls_certificate_file, *tls_key_file;
+  GstMultiTcpBitrateControl bitrate_control;
+  guint min_bitrate, max_bitrate;       /* bits/s; max 0: the encoder's own */
 
   MtcpServer *server;
   guint current_port;
   gint upstream_live;           /* -1 unknown, 0, 1 */
   gint64 last_warning_us;
+
+  /* bitrate-control=encoder: the I/O thread's estimate callback drives it
+   * (stop frees it once that thread is gone); stats read it */
+  GMutex control_lock;
+  MtcpEncoder *encoder;
+  MtcpBitrateControl *bitrate;
+  gboolean encoder_looked_for;
+  guint64 skips_seen;
+  gint64 keyframe_asked_us;
 };
 
 G_END_DECLS

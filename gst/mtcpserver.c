@@ -6,6 +6,7 @@
 #include "mtcptcpinfo.h"
 #include "mtcpiothread.h"
 #include "mtcprepair.h"
+#include "mtcpestimate.h"
 #include "mtcpauth.h"
 
 #include <errno.h>
@@ -69,12 +70,14 @@ struct _ServerSession {
   guint64 frames_hedged;
   gint64 latency_us;            /* the receiver's, from HELLO; 0 = unknown */
   MtcpRepairBudget *repair;     /* pays for hedges and copies */
+  MtcpRateEstimate *estimate;   /* what its connections can carry now */
   guint64 frames_copied;        /* copied because their deadline was near */
   guint64 gated;                /* times a connection could take a frame
                                  * but would have delivered it late */
   guint64 bytes_copied;
   guint64 frames_expired;       /* unacknowledged, no longer kept */
   gsize bytes_kept;             /* unacknowledged, kept, at the last tick */
+  guint64 closed_acked;         /* bytes the receiver's TCP acknowledged on */
   guint64 closed_written;       /* bytes_sent, bytes_received of its */
   guint64 closed_read;          /* connections that closed */
 };
@@ -89,6 +92,9 @@ struct _MtcpServer {
   GPtrArray *warnings;          /* gchar*: said under the lock, passed on
                                  * after it (server_unlock) */
   guint64 warnings_dropped;     /* more than MAX_QUEUED_WARNINGS at once */
+  GPtrArray *estimates;         /* GstStructure*: as warnings */
+  MtcpServerEstimateFunc estimate;
+  gpointer estimate_data;
   guint n_conns;                /* length of conns */
   GSource *accept_source;       /* the listener's; NULL while backing off */
   guint accept_backoff_ms;      /* accept () failed: wait this long */
@@ -184,6 +190,8 @@ mtcp_server_new (const MtcpServerConfig * config,
 
   server->refcount = 1;
   server->warnings = g_ptr_array_new_with_free_func (g_free);
+  server->estimates = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_structure_free);
 
   if (g_once_init_enter (&done)) {
     GST_DEBUG_CATEGORY_INIT (mtcp_server_debug, "multitcpserver", 0,
@@ -204,6 +212,14 @@ mtcp_server_new (const MtcpServerConfig * config,
   return server;
 }
 
+void
+mtcp_server_set_estimate_func (MtcpServer * server,
+    MtcpServerEstimateFunc func, gpointer user_data)
+{
+  server->estimate = func;
+  server->estimate_data = user_data;
+}
+
 MtcpServer *
 mtcp_server_ref (MtcpServer * server)
 {
@@ -219,6 +235,7 @@ mtcp_server_unref (MtcpServer * server)
   mtcp_server_stop (server);
   mtcp_send_queue_free (server->queue);
   g_ptr_array_unref (server->warnings);
+  g_ptr_array_unref (server->estimates);
   mtcp_auth_key_clear (&server->auth_key);
   g_mutex_clear (&server->lock);
   g_cond_clear (&server->cond);
@@ -259,19 +276,36 @@ server_warn (MtcpServer * server, const gchar * format, ...)
 static void
 server_unlock (MtcpServer * server)
 {
-  GPtrArray *warnings = NULL;
+  GPtrArray *warnings = NULL, *estimates = NULL;
   guint i;
 
   if (server->warnings->len > 0) {
     warnings = server->warnings;
     server->warnings = g_ptr_array_new_with_free_func (g_free);
   }
+  if (server->estimates->len > 0) {
+    estimates = server->estimates;
+    server->estimates = g_ptr_array_new_with_free_func ((GDestroyNotify)
+        gst_structure_free);
+  }
   g_mutex_unlock (&server->lock);
-  if (warnings == NULL)
-    return;
-  for (i = 0; i < warnings->len && server->warning; i++)
-    server->warning (g_ptr_array_index (warnings, i), server->warning_data);
-  g_ptr_array_unref (warnings);
+  if (warnings) {
+    for (i = 0; i < warnings->len && server->warning; i++)
+      server->warning (g_ptr_array_index (warnings, i), server->warning_data);
+    g_ptr_array_unref (warnings);
+  }
+  if (estimates) {
+    /* the handler takes each one */
+    g_ptr_array_set_free_func (estimates, NULL);
+    for (i = 0; i < estimates->len; i++) {
+      GstStructure *st = g_ptr_array_index (estimates, i);
+      if (server->estimate)
+        server->estimate (st, server->estimate_data);
+      else
+        gst_structure_free (st);
+    }
+    g_ptr_array_unref (estimates);
+  }
 }
 
 /* ---- sessions ---- */
@@ -295,6 +329,7 @@ session_new (MtcpServer * server)
   sess->id_str = mtcp_session_id_to_string (sess->id);
   sess->qs = mtcp_send_queue_add_session (server->queue);
   sess->repair = mtcp_repair_budget_new (server->config.copy_overhead_percent);
+  sess->estimate = mtcp_rate_estimate_new ();
   sess->conns = g_ptr_array_new ();
   sess->retiring = g_ptr_array_new ();
   sess->created_us = g_get_monotonic_time ();
@@ -313,6 +348,7 @@ session_free (MtcpServer * server, ServerSession * sess)
   server->sessions = g_list_remove (server->sessions, sess);
   mtcp_send_queue_remove_session (server->queue, sess->qs);
   mtcp_repair_budget_free (sess->repair);
+  mtcp_rate_estimate_free (sess->estimate);
   g_ptr_array_unref (sess->conns);
   g_ptr_array_unref (sess->retiring);
   g_free (sess->id_str);
@@ -632,6 +668,7 @@ server_close_conn (MtcpServer * server, ServerConn * sc, const gchar * why)
     }
   }
   if (sess) {
+    sess->closed_acked += sc->info.bytes_acked;
     sess->closed_written += sc->conn->bytes_sent;
     sess->closed_read += sc->conn->bytes_received;
   }
@@ -1706,6 +1743,44 @@ session_transit_us (ServerSession * sess)
   return best == G_MAXINT64 ? 0 : best;
 }
 
+/* server->lock held. Feeds the session's bandwidth estimate with what its
+ * connections delivered, their windows (@path, TCP_INFO just read) and
+ * what waits; a significant change is told after the lock (server_unlock). */
+static void
+session_estimate (MtcpServer * server, ServerSession * sess,
+    const MtcpRepairPath * path)
+{
+  MtcpRateSample sample = { sess->closed_acked, path->capacity_bps, 0,
+    path->dark
+  };
+  MtcpQueueSessionStats qst;
+  guint i;
+
+  mtcp_send_queue_session_stats (server->queue, sess->qs, &qst);
+  sample.waiting_bytes = qst.backlog_bytes;
+  for (i = 0; i < sess->conns->len; i++) {
+    ServerConn *sc = g_ptr_array_index (sess->conns, i);
+    sample.bytes_acked += sc->info.bytes_acked;
+    sample.waiting_bytes += sc->conn->out_bytes + sc->info.notsent_bytes;
+  }
+  for (i = 0; i < sess->retiring->len; i++) {
+    ServerConn *sc = g_ptr_array_index (sess->retiring, i);
+    mtcp_tcp_info_read (sc->conn->socket, &sc->info);
+    sample.bytes_acked += sc->info.bytes_acked;
+  }
+  if (!mtcp_rate_estimate_update (sess->estimate, g_get_monotonic_time (),
+          &sample) || server->estimates->len >= MAX_QUEUED_WARNINGS)
+    return;
+  g_ptr_array_add (server->estimates, gst_structure_new ("multitcpsink-estimate",
+          "session", G_TYPE_STRING, sess->id_str,
+          "estimated-bitrate", G_TYPE_UINT64,
+          mtcp_rate_estimate_bps (sess->estimate),
+          "path-limited", G_TYPE_BOOLEAN,
+          mtcp_rate_estimate_path_limited (sess->estimate),
+          "stream-bitrate", G_TYPE_UINT64, server->stream_bitrate,
+          "n-connections", G_TYPE_UINT, sess->conns->len, NULL));
+}
+
 /* server->lock held. What the session's connections could carry now and
  * whether the path is dark, for its repair budget: copies come only from
  * spare capacity, and never go into a path that acknowledges nothing. */
@@ -1736,6 +1811,7 @@ session_measure_path (MtcpServer * server, ServerSession * sess)
   mtcp_repair_budget_set_path (sess->repair, &path);
   mtcp_send_queue_session_set_transit (server->queue, sess->qs,
       session_transit_us (sess) * GST_USECOND);
+  session_estimate (server, sess, &path);
 }
 
 static gboolean
@@ -2084,6 +2160,29 @@ conn_stats (ServerConn * sc)
       "congestion-control", G_TYPE_STRING, sc->congestion, NULL);
 }
 
+void
+mtcp_server_get_estimate (MtcpServer * server, guint64 * weakest_bps,
+    guint64 * skips)
+{
+  guint64 weakest = G_MAXUINT64;
+  GList *l;
+
+  *skips = 0;
+  g_mutex_lock (&server->lock);
+  for (l = server->sessions; l; l = l->next) {
+    ServerSession *sess = l->data;
+    MtcpQueueSessionStats qst;
+
+    mtcp_send_queue_session_stats (server->queue, sess->qs, &qst);
+    *skips += qst.skips;
+    /* a receiver that just joined is not weak, only new */
+    if (sess->conns->len > 0 && mtcp_rate_estimate_known (sess->estimate))
+      weakest = MIN (weakest, mtcp_rate_estimate_bps (sess->estimate));
+  }
+  g_mutex_unlock (&server->lock);
+  *weakest_bps = weakest == G_MAXUINT64 ? 0 : weakest;
+}
+
 GstStructure *
 mtcp_server_get_stats (MtcpServer * server)
 {
@@ -2091,6 +2190,7 @@ mtcp_server_get_stats (MtcpServer * server)
   GValue sessions = G_VALUE_INIT;
   GList *l;
   guint64 bytes_sent = 0, buffers_sent = 0, dropped = 0, written = 0;
+  guint64 weakest = G_MAXUINT64;
 
   g_value_init (&sessions, GST_TYPE_ARRAY);
   g_mutex_lock (&server->lock);
@@ -2105,6 +2205,9 @@ mtcp_server_get_stats (MtcpServer * server)
     guint64 sess_written = sess->closed_written, sess_read = sess->closed_read;
 
     mtcp_send_queue_session_stats (server->queue, sess->qs, &qst);
+    /* the weakest receiver that is there */
+    if (sess->conns->len > 0 && mtcp_rate_estimate_known (sess->estimate))
+      weakest = MIN (weakest, mtcp_rate_estimate_bps (sess->estimate));
     bytes_sent += qst.bytes_sent;
     buffers_sent += qst.buffers_sent;
     dropped += qst.buffers_dropped;
@@ -2142,6 +2245,10 @@ mtcp_server_get_stats (MtcpServer * server)
         "frames-resent", G_TYPE_UINT64, qst.frames_resent,
         "frames-hedged", G_TYPE_UINT64, sess->frames_hedged,
         "frames-copied", G_TYPE_UINT64, sess->frames_copied,
+        "estimated-bitrate", G_TYPE_UINT64,
+        mtcp_rate_estimate_bps (sess->estimate),
+        "path-limited", G_TYPE_BOOLEAN,
+        mtcp_rate_estimate_path_limited (sess->estimate),
         "late-passed-over", G_TYPE_UINT64, sess->gated,
         "repair", G_TYPE_STRING,
         mtcp_repair_gate_nick (mtcp_repair_budget_gate (sess->repair)),
@@ -2172,6 +2279,8 @@ mtcp_server_get_stats (MtcpServer * server)
       "queue-buffers", G_TYPE_UINT64,
       mtcp_send_queue_get_length (server->queue),
       "stream-bitrate", G_TYPE_UINT64, server->stream_bitrate,
+      "estimated-bitrate", G_TYPE_UINT64,
+      weakest == G_MAXUINT64 ? (guint64) 0 : weakest,
       "connections-accepted", G_TYPE_UINT64, server->connections_accepted,
       "protocol-errors", G_TYPE_UINT64, server->protocol_errors,
       "refused", G_TYPE_UINT64, server->refused,

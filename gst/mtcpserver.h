@@ -43,8 +43,18 @@ typedef struct {
 typedef void (*MtcpServerWarningFunc) (const gchar * message,
     gpointer user_data);
 
+/* Called from the I/O thread with no lock held, with a session's bandwidth
+ * estimate ("multitcpsink-estimate": session, estimated-bitrate,
+ * path-limited, stream-bitrate, n-connections), to keep, when it moved by
+ * a fifth and at least once a second. The function takes @estimate. */
+typedef void (*MtcpServerEstimateFunc) (GstStructure * estimate,
+    gpointer user_data);
+
 MtcpServer *mtcp_server_new (const MtcpServerConfig * config,
     MtcpServerWarningFunc warning, gpointer user_data);
+/* Before start. */
+void mtcp_server_set_estimate_func (MtcpServer * server,
+    MtcpServerEstimateFunc func, gpointer user_data);
 /* Reference counted: whoever reads stats or sets limits from another
  * thread holds a reference while it does; the last unref stops and frees. */
 MtcpServer *mtcp_server_ref (MtcpServer * server);
@@ -72,6 +82,10 @@ void mtcp_server_set_limits (MtcpServer * server,
     const MtcpSendQueueLimits * limits);
 
 GstStructure *mtcp_server_get_stats (MtcpServer * server);
+/* The weakest bandwidth estimate of the sessions that have connections
+ * (bits/s; 0: none, or dark), and the skips of every session so far. */
+void mtcp_server_get_estimate (MtcpServer * server, guint64 * weakest_bps,
+    guint64 * skips);
 
 G_END_DECLS
 

@@ -172,6 +172,61 @@ GST_START_TEST (test_stats_messages_on_bus)
 
 GST_END_TEST;
 
+/* The sink's bandwidth estimate: a 2.4 Mbit/s live stream on loopback
+ * (nothing waits: the windows say more) is estimated at least at what
+ * arrives, in stats (per session and overall) and in element messages on
+ * the sink's bus, at least once a second. */
+GST_START_TEST (test_bandwidth_estimate_in_stats_and_on_bus)
+{
+  Sender *s = sender_new (NULL);
+  Receiver *r = receiver_new (sender_port (s), 2, 1000);
+  GstBus *bus = gst_element_get_bus (s->pipeline);
+  GstCaps *caps = gst_caps_new_empty_simple ("application/x-test");
+  GstMessage *msg;
+  GRand *rand = g_rand_new_with_seed (7);
+  gint64 start;
+  guint i, estimates = 0;
+  guint64 bps = 0;
+
+  wait_for_connections (s->sink, 2);
+  gst_app_src_set_caps (GST_APP_SRC (s->appsrc), caps);
+  gst_caps_unref (caps);
+  start = g_get_monotonic_time ();
+  /* 3 s of 10 kB every 33 ms */
+  for (i = 0; i < 90; i++) {
+    GstBuffer *buf = make_payload (rand, i, 10000);
+    GST_BUFFER_PTS (buf) = i * 33 * GST_MSECOND;
+    GST_BUFFER_DURATION (buf) = 33 * GST_MSECOND;
+    if (i % 30)
+      GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DELTA_UNIT);
+    pace_live (start, i, 33000);
+    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (s->appsrc),
+            buf), GST_FLOW_OK);
+  }
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT)) != NULL) {
+    const GstStructure *st = gst_message_get_structure (msg);
+    if (gst_structure_has_name (st, "multitcpsink-estimate")) {
+      fail_unless (gst_structure_get_uint64 (st, "estimated-bitrate", &bps));
+      fail_unless (gst_structure_has_field (st, "session"));
+      fail_unless (gst_structure_has_field (st, "path-limited"));
+      estimates++;
+    }
+    gst_message_unref (msg);
+  }
+  /* measured after the first half second, then once a second at least */
+  fail_unless (estimates >= 2, "%u estimates", estimates);
+  fail_unless (bps >= 2000000, "%" G_GUINT64_FORMAT, bps);
+  fail_unless (stats_uint64 (s->sink, "estimated-bitrate") >= 2000000);
+  fail_unless (sink_stats_sum (s->sink, FALSE, "estimated-bitrate") >=
+      2000000);
+  g_rand_free (rand);
+  gst_object_unref (bus);
+  receiver_free (r);
+  sender_free (s);
+}
+
+GST_END_TEST;
+
 /* Connections spread over the local addresses: the sink sees each as a
  * peer address, the source reports each connection's path. */
 GST_START_TEST (test_local_addresses_spread_connections)
@@ -2149,6 +2204,7 @@ elements_suite (void)
   tcase_add_test (tc, test_two_receivers_each_get_everything);
   tcase_add_test (tc, test_latency_query_and_stats);
   tcase_add_test (tc, test_stats_messages_on_bus);
+  tcase_add_test (tc, test_bandwidth_estimate_in_stats_and_on_bus);
   tcase_add_test (tc, test_unreachable_host_names_host_and_port);
   tcase_add_test (tc, test_hostile_peers_are_refused_and_session_untouched);
   tcase_add_test (tc, test_stalled_receiver_memory_bounded);

@@ -38,6 +38,25 @@ def require_namespaces():
             sys.exit(SKIP)
 
 
+def require_gst(elements, what, plugin_build=None):
+    """Exit 77 naming what is missing when python3-gst-1.0, one of
+    @elements or (with @plugin_build) the plugin built there is not here."""
+    try:
+        import gi
+        gi.require_version("Gst", "1.0")
+        from gi.repository import Gst
+        Gst.init(None)
+        missing = [e for e in elements if not Gst.ElementFactory.find(e)]
+    except (ImportError, ValueError) as e:
+        missing = [f"python3-gst-1.0 ({e})"]
+    if plugin_build and not os.path.exists(
+            os.path.join(plugin_build, "gst", "libgstmultitcp.so")):
+        missing.append(f"the plugin in {plugin_build}/gst")
+    if missing:
+        print(f"SKIP: {what} needs {', '.join(missing)}")
+        sys.exit(SKIP)
+
+
 def run(links, script, cc=None, schedule=None, timeout=300, seed=1,
         extra_args=(), allow_invalid=False):
     """Run @script (bash) under netsim; returns (stdout, stats dict).

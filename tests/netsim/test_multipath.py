@@ -18,19 +18,7 @@ SCENARIO = os.path.join(TOP, "tests", "scenarios", "multipath.json")
 BUILD = os.environ.get("MULTITCP_BUILD", os.path.join(TOP, "build"))
 
 nstest.require_namespaces()
-try:
-    import gi
-    gi.require_version("Gst", "1.0")
-    from gi.repository import Gst
-    Gst.init(None)
-    missing = [e for e in ("videotestsrc",) if not Gst.ElementFactory.find(e)]
-except (ImportError, ValueError) as e:
-    missing = [f"python3-gst-1.0 ({e})"]
-if not os.path.exists(os.path.join(BUILD, "gst", "libgstmultitcp.so")):
-    missing.append(f"the plugin in {BUILD}/gst")
-if missing:
-    print(f"SKIP: the multipath test needs {', '.join(missing)}")
-    sys.exit(nstest.SKIP)
+nstest.require_gst(("videotestsrc",), "the multipath test", BUILD)
 
 f = nstest.Failures()
 duration = 20

@@ -17,18 +17,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SCENARIO = os.path.join(HERE, "..", "scenarios", "netsim-selftest.json")
 
 nstest.require_namespaces()
-try:
-    import gi
-    gi.require_version("Gst", "1.0")
-    from gi.repository import Gst
-    Gst.init(None)
-    missing = [e for e in ("tcpserversink", "tcpclientsrc", "audiotestsrc")
-               if not Gst.ElementFactory.find(e)]
-except (ImportError, ValueError) as e:
-    missing = [f"python3-gst-1.0 ({e})"]
-if missing:
-    print(f"SKIP: the runner test needs {', '.join(missing)}")
-    sys.exit(nstest.SKIP)
+nstest.require_gst(("tcpserversink", "tcpclientsrc", "audiotestsrc"),
+                   "the runner test")
+from gi.repository import Gst  # noqa: E402
 
 sys.path.insert(0, HERE)
 import receiver_log  # noqa: E402

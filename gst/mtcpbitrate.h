@@ -1,0 +1,47 @@
+/* The encoder's bitrate from the sink's bandwidth estimate (issue 24;
+ * MULTFRC, seed 002: the video's rate is what the connections achieve
+ * together). Down at once to a share of the estimate when it falls below
+ * what the encoder makes; up by a step at a time, and only after the
+ * estimate held above it with headroom for a while; the least while the
+ * path is dark, so that the stream starts low when it comes back.
+ *
+ * No locking inside: the owner serialises calls. */
+#ifndef __MTCP_BITRATE_H__
+#define __MTCP_BITRATE_H__
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct _MtcpBitrateControl MtcpBitrateControl;
+
+typedef struct {
+  guint64 min_bps;
+  guint64 max_bps;
+} MtcpBitrateBounds;
+
+/* the share of the estimate the encoder gets: the rest absorbs a
+ * keyframe's burst and the estimate's error */
+#define MTCP_BITRATE_SHARE 0.8
+/* up only after the estimate held above the bitrate this long */
+#define MTCP_BITRATE_HOLD_US (2 * G_USEC_PER_SEC)
+/* then a step a second: this share of the way to the estimate's share,
+ * or of the bitrate if more */
+#define MTCP_BITRATE_APPROACH 0.3
+#define MTCP_BITRATE_STEP_UP 0.15
+
+MtcpBitrateControl *mtcp_bitrate_control_new (const MtcpBitrateBounds *
+    bounds, guint64 start_bps);
+void mtcp_bitrate_control_free (MtcpBitrateControl * control);
+
+/* The estimate at @now_us (bits/s; 0: the path is dark). TRUE when the
+ * encoder's bitrate should change, to *@bps. */
+gboolean mtcp_bitrate_control_update (MtcpBitrateControl * control,
+    gint64 now_us, guint64 estimate_bps, guint64 * bps);
+guint64 mtcp_bitrate_control_bps (const MtcpBitrateControl * control);
+/* how many times it changed the bitrate */
+guint64 mtcp_bitrate_control_changes (const MtcpBitrateControl * control);
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,57 @@
+/* What one session's connections can carry now, for a bitrate that
+ * follows the network (issue 24; MULTFRC's premise: the video's rate is
+ * what the connections achieve together). Fed every tick with what the
+ * sink measures: bytes the receiver's TCP acknowledged (the connections'
+ * delivered rate), the connections' windows over their RTTs (what TCP
+ * would send if the stream gave it more), and what waits to be sent.
+ *
+ * While something waits, the path is the limit and the estimate is what
+ * it delivered over the last half second; while nothing waits, the stream
+ * is the limit and the estimate is the larger of that and the windows.
+ * Down at once; up at once to what arrived, slowly towards what the
+ * windows might carry; 0 while the path is dark.
+ *
+ * No locking inside: the owner (MtcpServer) serialises calls. */
+#ifndef __MTCP_ESTIMATE_H__
+#define __MTCP_ESTIMATE_H__
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct _MtcpRateEstimate MtcpRateEstimate;
+
+typedef struct {
+  guint64 bytes_acked;          /* acknowledged so far, every connection the
+                                 * session had (closed ones too) */
+  guint64 window_bps;           /* sum of cwnd x MSS / RTT, bits/s */
+  guint64 waiting_bytes;        /* the session's queue and its sockets'
+                                 * unsent bytes */
+  gboolean dark;                /* no ACK for long on every busy connection */
+} MtcpRateSample;
+
+/* the span the delivered rate is measured over */
+#define MTCP_ESTIMATE_SPAN_US (500 * G_TIME_SPAN_MILLISECOND)
+/* a change of this share from the last one told is significant */
+#define MTCP_ESTIMATE_CHANGE 0.2
+/* and it is told at least this often */
+#define MTCP_ESTIMATE_TELL_US G_USEC_PER_SEC
+
+MtcpRateEstimate *mtcp_rate_estimate_new (void);
+void mtcp_rate_estimate_free (MtcpRateEstimate * estimate);
+
+/* One measurement at @now_us (monotonic). TRUE when the estimate should be
+ * told now: it moved by MTCP_ESTIMATE_CHANGE since it was last told, or
+ * MTCP_ESTIMATE_TELL_US passed. */
+gboolean mtcp_rate_estimate_update (MtcpRateEstimate * estimate,
+    gint64 now_us, const MtcpRateSample * sample);
+/* bits/s; 0 until the first span was measured, and while dark */
+guint64 mtcp_rate_estimate_bps (const MtcpRateEstimate * estimate);
+/* A span was measured: the estimate means something (0 then is dark). */
+gboolean mtcp_rate_estimate_known (const MtcpRateEstimate * estimate);
+/* The path, not the stream, limited the last measurement. */
+gboolean mtcp_rate_estimate_path_limited (const MtcpRateEstimate * estimate);
+
+G_END_DECLS
+
+#endif

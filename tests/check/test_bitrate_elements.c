@@ -1,0 +1,253 @@
+/* bitrate-control=encoder end to end on loopback: a stand-in video encoder
+ * upstream of multitcpsink, a receiver that reads slowly (the path the
+ * sink estimates), the encoder's bitrate set down to what arrives and a
+ * keyframe asked for when the receiver had to skip. */
+#include <gst/check/gstcheck.h>
+#include <gst/base/gstbasetransform.h>
+#include <gst/app/gstappsrc.h>
+#include <gio/gio.h>
+
+#include "mtcpprotocol.h"
+#include "mtcptestutil.h"
+
+/* ---- a stand-in encoder: passes buffers on, bitrate in kbit/s ---- */
+
+typedef struct {
+  GstBaseTransform parent;
+  guint bitrate;                /* kbit/s */
+  gint keyframes_asked;         /* atomic */
+} TestEnc;
+
+typedef struct {
+  GstBaseTransformClass parent_class;
+} TestEncClass;
+
+GType test_enc_get_type (void);
+G_DEFINE_TYPE (TestEnc, test_enc, GST_TYPE_BASE_TRANSFORM);
+
+enum {
+  PROP_0,
+  PROP_BITRATE,
+};
+
+static GstStaticPadTemplate any_sink = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+static GstStaticPadTemplate any_src = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+
+static void
+test_enc_set_property (GObject * object, guint id, const GValue * value,
+    GParamSpec * pspec)
+{
+  TestEnc *self = (TestEnc *) object;
+  GST_OBJECT_LOCK (self);
+  self->bitrate = g_value_get_uint (value);
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+test_enc_get_property (GObject * object, guint id, GValue * value,
+    GParamSpec * pspec)
+{
+  TestEnc *self = (TestEnc *) object;
+  GST_OBJECT_LOCK (self);
+  g_value_set_uint (value, self->bitrate);
+  GST_OBJECT_UNLOCK (self);
+}
+
+static gboolean
+test_enc_src_event (GstBaseTransform * trans, GstEvent * event)
+{
+  TestEnc *self = (TestEnc *) trans;
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_CUSTOM_UPSTREAM &&
+      gst_structure_has_name (gst_event_get_structure (event),
+          "GstForceKeyUnit"))
+    g_atomic_int_inc (&self->keyframes_asked);
+  return GST_BASE_TRANSFORM_CLASS (test_enc_parent_class)->src_event (trans,
+      event);
+}
+
+static void
+test_enc_class_init (TestEncClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+
+  gobject_class->set_property = test_enc_set_property;
+  gobject_class->get_property = test_enc_get_property;
+  g_object_class_install_property (gobject_class, PROP_BITRATE,
+      g_param_spec_uint ("bitrate", "Bitrate", "Bitrate in kbit/sec", 1,
+          100000, 2000, G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING));
+  gst_element_class_set_static_metadata (element_class, "Test encoder",
+      "Codec/Encoder/Video", "Passes buffers on", "multitcp");
+  gst_element_class_add_static_pad_template (element_class, &any_sink);
+  gst_element_class_add_static_pad_template (element_class, &any_src);
+  GST_BASE_TRANSFORM_CLASS (klass)->src_event = test_enc_src_event;
+  GST_BASE_TRANSFORM_CLASS (klass)->passthrough_on_same_caps = TRUE;
+}
+
+static void
+test_enc_init (TestEnc * self)
+{
+  self->bitrate = 2000;
+  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
+}
+
+/* ---- a receiver that reads slowly ---- */
+
+typedef struct {
+  gint port;
+  gint64 until_us;
+  guint bytes_per_50ms;
+  guint64 got;
+} SlowReader;
+
+static gpointer
+slow_reader_run (gpointer data)
+{
+  SlowReader *sr = data;
+  RawConn rc;
+  guint8 sid[MTCP_SESSION_ID_SIZE], buf[4096];
+  gint64 fed = 0;
+
+  /* a small receive buffer: TCP's window follows what we read */
+  raw_conn_open_full (&rc, sr->port, NULL, 0, 1000, 4096, sid);
+  while (g_get_monotonic_time () < sr->until_us) {
+    gssize n;
+    if (g_socket_condition_timed_wait (rc.sock, G_IO_IN, 50000, NULL, NULL)) {
+      n = g_socket_receive (rc.sock, (gchar *) buf, MIN (sizeof (buf),
+              sr->bytes_per_50ms), NULL, NULL);
+      if (n <= 0)
+        break;
+      sr->got += n;
+    }
+    /* alive: FEEDBACK keeps the sink from presuming the connection dead */
+    if (g_get_monotonic_time () - fed > 200000) {
+      raw_conn_feedback (&rc, MTCP_TIME_NONE, 0);
+      fed = g_get_monotonic_time ();
+    }
+    g_usleep (50000);
+  }
+  raw_conn_close (&rc);
+  return NULL;
+}
+
+/* The receiver takes about 320 kbit/s of a 2 Mbit/s stream: the encoder's
+ * bitrate goes from 2000 kbit/s to below 1000 and not under min-bitrate,
+ * stats say so, and a keyframe was asked for once the session skipped. */
+GST_START_TEST (test_encoder_follows_slow_receiver)
+{
+  GstElement *pipeline, *appsrc, *sink, *enc;
+  GstCaps *caps = gst_caps_new_empty_simple ("video/x-test");
+  GRand *rand = g_rand_new_with_seed (11);
+  SlowReader sr = { 0, };
+  GThread *reader;
+  GstStructure *st = NULL;
+  guint64 encoder_bitrate = 0, changes = 0;
+  guint kbps, i;
+  gint port;
+  gint64 start;
+
+  gst_element_register (NULL, "mtcptestenc", GST_RANK_NONE,
+      test_enc_get_type ());
+  pipeline = gst_parse_launch ("appsrc name=in is-live=true format=time "
+      "max-bytes=0 block=false ! mtcptestenc name=enc bitrate=2000 ! "
+      "multitcpsink name=sink host=127.0.0.1 port=0 sync=false "
+      "bitrate-control=encoder min-bitrate=100000", NULL);
+  fail_unless (pipeline != NULL);
+  appsrc = gst_bin_get_by_name (GST_BIN (pipeline), "in");
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  enc = gst_bin_get_by_name (GST_BIN (pipeline), "enc");
+  fail_if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  g_object_get (sink, "current-port", &port, NULL);
+  gst_app_src_set_caps (GST_APP_SRC (appsrc), caps);
+  gst_caps_unref (caps);
+
+  sr.port = port;
+  sr.bytes_per_50ms = 2000;
+  sr.until_us = g_get_monotonic_time () + 8 * G_USEC_PER_SEC;
+  reader = g_thread_new ("slow-reader", slow_reader_run, &sr);
+  wait_for_connections (sink, 1);
+
+  /* 7 s of 8 kB every 33 ms, a keyframe a second */
+  start = g_get_monotonic_time ();
+  for (i = 0; i < 210; i++) {
+    GstBuffer *buf = make_payload (rand, i, 8000);
+    GST_BUFFER_PTS (buf) = i * 33 * GST_MSECOND;
+    GST_BUFFER_DURATION (buf) = 33 * GST_MSECOND;
+    if (i % 30)
+      GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DELTA_UNIT);
+    pace_live (start, i, 33000);
+    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (appsrc),
+            buf), GST_FLOW_OK);
+  }
+  g_object_get (enc, "bitrate", &kbps, NULL);
+  g_object_get (sink, "stats", &st, NULL);
+  fail_unless (gst_structure_get_uint64 (st, "encoder-bitrate",
+          &encoder_bitrate));
+  fail_unless (gst_structure_get_uint64 (st, "bitrate-changes", &changes));
+  GST_INFO ("encoder at %u kbit/s after %" G_GUINT64_FORMAT " changes; "
+      "stats %" GST_PTR_FORMAT, kbps, changes, st);
+  gst_structure_free (st);
+  g_thread_join (reader);
+
+  fail_unless (kbps < 1000, "encoder still at %u kbit/s", kbps);
+  fail_unless (kbps >= 100, "below min-bitrate: %u kbit/s", kbps);
+  fail_unless_equals_uint64 (encoder_bitrate, (guint64) kbps * 1000);
+  fail_unless (changes >= 1);
+  fail_unless (g_atomic_int_get (&((TestEnc *) enc)->keyframes_asked) >= 1);
+
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (enc);
+  gst_object_unref (sink);
+  gst_object_unref (appsrc);
+  gst_object_unref (pipeline);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* bitrate-control=encoder with no encoder upstream: a warning that says
+ * so, the stream goes on. */
+GST_START_TEST (test_no_encoder_is_a_warning)
+{
+  Sender *s = sender_new ("bitrate-control=encoder");
+  Receiver *r = receiver_new (sender_port (s), 1, 2000);
+  GstBus *bus = gst_element_get_bus (s->pipeline);
+  GstMessage *m;
+  GError *err = NULL;
+  gchar *debug = NULL;
+
+  wait_for_connections (s->sink, 1);
+  stream_and_check (s, &r, 1, 60, TRUE);
+  m = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND, GST_MESSAGE_WARNING);
+  fail_unless (m != NULL, "no warning");
+  gst_message_parse_warning (m, &err, &debug);
+  fail_unless (strstr (err->message, "no video encoder upstream") != NULL,
+      "%s", err->message);
+  g_error_free (err);
+  g_free (debug);
+  gst_message_unref (m);
+  gst_object_unref (bus);
+  receiver_free (r);
+  sender_free (s);
+}
+
+GST_END_TEST;
+
+static Suite *
+bitrate_elements_suite (void)
+{
+  Suite *s = suite_create ("bitrate_elements");
+  TCase *tc = tcase_create ("loopback");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 120);
+  tcase_add_test (tc, test_encoder_follows_slow_receiver);
+  tcase_add_test (tc, test_no_encoder_is_a_warning);
+  return s;
+}
+
+GST_CHECK_MAIN (bitrate_elements);
