@@ -419,7 +419,7 @@ control_encoder (GstMultiTcpSink * self, MtcpServer * server)
 {
   guint64 weakest, skips, bps;
   gint64 now = g_get_monotonic_time ();
-  gboolean missing = FALSE, keyframe = FALSE;
+  gboolean missing = FALSE, no_max = FALSE, keyframe = FALSE;
   MtcpEncoder *set_on = NULL;
   guint min_bps, max_bps;
 
@@ -434,10 +434,17 @@ control_encoder (GstMultiTcpSink * self, MtcpServer * server)
     self->encoder_looked_for = TRUE;
     self->encoder = mtcp_encoder_find (GST_BASE_SINK_PAD (self));
     missing = self->encoder == NULL;
+    if (self->encoder && max_bps == 0 &&
+        mtcp_encoder_get_bps (self->encoder) == 0) {
+      /* an encoder on "auto" (0) says nothing of the most to give it */
+      g_clear_pointer (&self->encoder, mtcp_encoder_free);
+      no_max = TRUE;
+    }
     if (self->encoder) {
       guint64 now_bps = mtcp_encoder_get_bps (self->encoder);
       MtcpBitrateBounds bounds = { min_bps, max_bps ? max_bps : now_bps };
-      self->bitrate = mtcp_bitrate_control_new (&bounds, now_bps);
+      self->bitrate = mtcp_bitrate_control_new (&bounds, now_bps ? now_bps :
+          bounds.max_bps);
       GST_INFO_OBJECT (self, "bitrate-control: %s, %" G_GUINT64_FORMAT
           "-%" G_GUINT64_FORMAT " bit/s", mtcp_encoder_describe
           (self->encoder), bounds.min_bps, bounds.max_bps);
@@ -460,6 +467,10 @@ control_encoder (GstMultiTcpSink * self, MtcpServer * server)
             "but there is no video encoder upstream whose bitrate multitcpsink "
             "knows how to set"), ("looked for an element classed Codec/"
             "Encoder/Video with a bitrate or target-bitrate property"));
+  if (no_max)
+    GST_ELEMENT_WARNING (self, STREAM, ENCODE, ("bitrate-control=encoder, "
+            "but the encoder upstream has no bitrate of its own to start "
+            "from: set max-bitrate"), (NULL));
   if (set_on) {
     GST_INFO_OBJECT (self, "encoder bitrate %" G_GUINT64_FORMAT " bit/s "
         "(weakest receiver's estimate %" G_GUINT64_FORMAT ")", bps, weakest);

@@ -55,7 +55,10 @@ unit_from_blurb (GParamSpec * pspec)
   if (blurb == NULL)
     return 0;
   lower = g_ascii_strdown (blurb, -1);
-  if (strstr (lower, "kbit") || strstr (lower, "kbps") ||
+  if (strstr (lower, "mbit") || strstr (lower, "mbps") ||
+      strstr (lower, "mb/s"))
+    unit = 1000000;
+  else if (strstr (lower, "kbit") || strstr (lower, "kbps") ||
       strstr (lower, "kb/s"))
     unit = 1000;
   else if (strstr (lower, "bit/s") || strstr (lower, "bits/s") ||
@@ -113,7 +116,8 @@ encoder_for (GstElement * element)
   enc->property = g_strdup (property);
   enc->unit = unit;
   enc->description = g_strdup_printf ("%s (%s, %s)", GST_OBJECT_NAME (element),
-      property, unit == 1000 ? "kbit/s" : "bit/s");
+      property, unit == 1000000 ? "Mbit/s" : unit == 1000 ? "kbit/s" :
+      "bit/s");
   return enc;
 }
 
@@ -143,10 +147,28 @@ mtcp_encoder_find (GstPad * sinkpad)
   g_queue_push_tail (&pads, gst_object_ref (sinkpad));
   while (found == NULL && (pad = g_queue_pop_head (&pads)) != NULL) {
     GstPad *peer = gst_pad_get_peer (pad);
-    GstElement *element = peer ? gst_pad_get_parent_element (peer) : NULL;
+    GstElement *element;
+    GstObject *parent;
 
     gst_object_unref (pad);
-    gst_clear_object (&peer);
+    /* into a bin upstream: its source ghost pad's target */
+    while (peer && GST_IS_GHOST_PAD (peer)) {
+      GstPad *target = gst_ghost_pad_get_target (GST_GHOST_PAD (peer));
+      gst_object_unref (peer);
+      peer = target;
+    }
+    if (peer == NULL)
+      continue;
+    /* out of the bin the sink is in: on from its sink ghost pad */
+    parent = gst_object_get_parent (GST_OBJECT (peer));
+    if (parent && GST_IS_GHOST_PAD (parent)) {
+      g_queue_push_tail (&pads, parent);
+      gst_object_unref (peer);
+      continue;
+    }
+    gst_clear_object (&parent);
+    element = gst_pad_get_parent_element (peer);
+    gst_object_unref (peer);
     if (element == NULL)
       continue;
     if (!g_hash_table_contains (seen, element) && ++visits <= MAX_VISITS) {

@@ -93,6 +93,7 @@ struct _MtcpServer {
                                  * after it (server_unlock) */
   guint64 warnings_dropped;     /* more than MAX_QUEUED_WARNINGS at once */
   GPtrArray *estimates;         /* GstStructure*: as warnings */
+  guint64 skips_ended;          /* skips of sessions freed */
   MtcpServerEstimateFunc estimate;
   gpointer estimate_data;
   guint n_conns;                /* length of conns */
@@ -344,8 +345,12 @@ session_new (MtcpServer * server)
 static void
 session_free (MtcpServer * server, ServerSession * sess)
 {
+  MtcpQueueSessionStats qst;
+
   GST_INFO ("session %s ends", sess->id_str);
   server->sessions = g_list_remove (server->sessions, sess);
+  mtcp_send_queue_session_stats (server->queue, sess->qs, &qst);
+  server->skips_ended += qst.skips;
   mtcp_send_queue_remove_session (server->queue, sess->qs);
   mtcp_repair_budget_free (sess->repair);
   mtcp_rate_estimate_free (sess->estimate);
@@ -398,7 +403,10 @@ static gint64
 conn_transit_us (ServerConn * sc)
 {
   const MtcpTcpInfo *info = &sc->info;
-  guint64 waiting = sc->conn->out_bytes + info->notsent_bytes;
+  /* a socket that polls writable holds less than its mark, whatever the
+   * last TCP_INFO said */
+  guint64 waiting = sc->conn->out_bytes + (sc->lowat ?
+      MIN (info->notsent_bytes, sc->lowat) : info->notsent_bytes);
   guint64 rate = info->delivery_rate;   /* bytes/s */
   gint64 transit = 0;
 
@@ -1895,6 +1903,10 @@ on_tick (gpointer data)
       sess->ended = TRUE;
     }
   }
+  /* a live upstream that paused or ended pushes nothing that would make
+   * a session skip what the gate holds back (its EOS behind it) */
+  if (server->live)
+    mtcp_send_queue_enforce_limits (server->queue);
   pump_all (server);
   reap (server);
   server_unlock (server);
@@ -2167,8 +2179,8 @@ mtcp_server_get_estimate (MtcpServer * server, guint64 * weakest_bps,
   guint64 weakest = G_MAXUINT64;
   GList *l;
 
-  *skips = 0;
   g_mutex_lock (&server->lock);
+  *skips = server->skips_ended;
   for (l = server->sessions; l; l = l->next) {
     ServerSession *sess = l->data;
     MtcpQueueSessionStats qst;

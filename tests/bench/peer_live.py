@@ -9,7 +9,9 @@ so every system moves the same bytes.
 SYSTEM: multitcp-N (N connections), multitcp-pars (count from ParS Eq. 19,
 up to max-connections' default; multitcp-parsM: up to M at both ends),
 multitcp-dynamic (VariedConnVariedWinSize from N = 5), multitcp-parsdyn (the
-same from ParS's count), tcp, srt, rist. A multitcp system with the suffix
+same from ParS's count), multitcp-encoder (the defaults, and the sink sets
+x264enc's bitrate from its estimate: bitrate-control=encoder, BITRATE_KBPS
+the most), tcp, srt, rist. A multitcp system with the suffix
 _copyP has the sink's copy-overhead at P% (multitcp-pars_copy0: no copies
 ahead of deadlines).
 The receiver records, for every video frame that comes out of tsdemux, its
@@ -43,7 +45,7 @@ def sender_desc(system, peer, port, kbps, budget_ms):
     system, copy = split_copy(system)
     video = ("videotestsrc is-live=true pattern=snow ! "
              "video/x-raw,width=640,height=360,framerate=30/1 ! "
-             f"x264enc bitrate={kbps} pass=cbr tune=zerolatency "
+             f"x264enc name=enc bitrate={kbps} pass=cbr tune=zerolatency "
              "key-int-max=30 speed-preset=ultrafast ! h264parse name=vparse ! "
              "mpegtsmux alignment=7 ! ")
     if system.startswith("multitcp"):
@@ -52,6 +54,8 @@ def sender_desc(system, peer, port, kbps, budget_ms):
         cap = pars_cap(system)
         return video + (f"multitcpsink name=mtcpsink host={peer} port={port} "
                         "sync=false"
+                        + (" bitrate-control=encoder"
+                           if system == "multitcp-encoder" else "")
                         + (f" max-connections={cap}" if cap else "")
                         + (f" copy-overhead={copy}" if copy is not None
                            else ""))
@@ -97,9 +101,9 @@ def receiver_desc(system, peer, port, budget_ms):
                      "connection-control=congestion "
                      "window-control=adjust min-connections=1 "
                      "max-connections=32")
-        elif n != "default":
+        elif n not in ("default", "encoder"):
             opts += f"connections={n}"
-        # multitcp-default: what a new user gets, nothing set
+        # multitcp-default (and -encoder): what a new user gets, nothing set
         if os.environ.get("BENCH_PATHS"):
             opts += f" local-addresses={os.environ['BENCH_PATHS']}"
         return (f"multitcpsrc name=src host={peer} port={port} {opts.strip()}"
@@ -206,6 +210,18 @@ def main():
                     "skips", "n-connections")})
             return True
         GLib.timeout_add(1000, sample_sink)
+        # the estimate and the encoder's bitrate over time (issue 24's plots)
+        rec["rates"] = []
+        enc = pipe.get_by_name("enc")
+
+        def sample_rates():
+            st = pipe.get_by_name("mtcpsink").get_property("stats")
+            rec["rates"].append((time.monotonic(),
+                                 st.get_value("estimated-bitrate") or 0,
+                                 enc.get_property("bitrate") * 1000,
+                                 st.get_value("stream-bitrate") or 0))
+            return True
+        GLib.timeout_add(250, sample_rates)
     pipe.set_state(Gst.State.PLAYING)
     GLib.timeout_add(int(seconds * 1000), loop.quit)
     loop.run()

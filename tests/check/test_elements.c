@@ -662,6 +662,79 @@ GST_END_TEST;
  * the rest waits in the shared queue for the connections that can. Held:
  * written and not yet readable at the receiver, or queued in user space;
  * one more mark for bytes in flight (seen under ASan). */
+/* Up to @most bytes of what waits on @rc into its frame reader; then
+ * TRUE if an EOS frame is among the frames read (the others are dropped,
+ * not acknowledged). */
+static gboolean
+raw_conn_read_some (RawConn * rc, gsize most)
+{
+  MtcpFrameHeader hdr;
+  const guint8 *body;
+  gboolean eos = FALSE;
+
+  if (g_socket_condition_check (rc->sock, G_IO_IN)) {
+    gsize space;
+    guint8 *dst = mtcp_frame_reader_space (rc->reader, &space);
+    gssize n = g_socket_receive (rc->sock, (gchar *) dst, MIN (space, most),
+        NULL, NULL);
+    if (n > 0)
+      mtcp_frame_reader_commit (rc->reader, n);
+  }
+  while (mtcp_frame_reader_next (rc->reader, &hdr, &body, NULL) ==
+      MTCP_PARSE_OK)
+    eos |= hdr.type == MTCP_FRAME_EOS;
+  return eos;
+}
+
+/* A live stream to a receiver that reads slowly (300 ms latency): the
+ * frames that could only arrive late are held back and skipped; when the
+ * stream ends (no buffer comes that would make the session skip) the EOS
+ * still goes out, behind a SKIP, once the receiver reads again. */
+GST_START_TEST (test_live_eos_not_stuck_behind_late_frames)
+{
+  Sender *s = sender_new ("max-session-lag=5000000000");
+  GstCaps *caps = gst_caps_new_empty_simple ("application/x-test");
+  GRand *rand = g_rand_new_with_seed (5);
+  RawConn rc;
+  guint8 sid[MTCP_SESSION_ID_SIZE];
+  gboolean eos = FALSE;
+  gint64 start, until;
+  guint i;
+
+  raw_conn_open_full (&rc, sender_port (s), NULL, 0, 300, 4096, sid);
+  gst_app_src_set_caps (GST_APP_SRC (s->appsrc), caps);
+  gst_caps_unref (caps);
+  /* 2 s of 8 kB every 33 ms; the receiver takes 2 kB every 100 ms */
+  start = g_get_monotonic_time ();
+  for (i = 0; i < 60; i++) {
+    GstBuffer *buf = make_payload (rand, i, 8000);
+    GST_BUFFER_PTS (buf) = i * 33 * GST_MSECOND;
+    GST_BUFFER_DURATION (buf) = 33 * GST_MSECOND;
+    if (i % 30)
+      GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DELTA_UNIT);
+    pace_live (start, i, 33000);
+    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (s->appsrc),
+            buf), GST_FLOW_OK);
+    if (i % 3 == 0)
+      eos |= raw_conn_read_some (&rc, 2000);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (s->appsrc));
+  /* the stream has ended: whatever waits is past its deadline by now */
+  g_usleep (G_USEC_PER_SEC);
+  until = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (!eos && g_get_monotonic_time () < until) {
+    eos = raw_conn_read_some (&rc, G_MAXSIZE);
+    g_usleep (20000);
+  }
+  fail_unless (eos, "no EOS within 5 s of the stream's end");
+  fail_unless (sink_stats_sum (s->sink, FALSE, "skips") >= 1);
+  raw_conn_close (&rc);
+  g_rand_free (rand);
+  sender_free (s);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_blocked_connection_holds_little)
 {
   Sender *s = sender_new ("max-session-bytes=2000000 max-session-lag=-1 "
@@ -2209,6 +2282,7 @@ elements_suite (void)
   tcase_add_test (tc, test_hostile_peers_are_refused_and_session_untouched);
   tcase_add_test (tc, test_stalled_receiver_memory_bounded);
   tcase_add_test (tc, test_blocked_connection_holds_little);
+  tcase_add_test (tc, test_live_eos_not_stuck_behind_late_frames);
   tcase_add_test (tc, test_late_joiner_starts_at_keyframe_with_headers);
   tcase_add_test (tc, test_state_cycles);
   tcase_add_test (tc, test_connection_count_change_loses_nothing);
