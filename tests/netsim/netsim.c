@@ -227,12 +227,16 @@ setup_namespace (Namespace * ns)
     reaper_remove_netns_later (ns->name);
 }
 
+/* when the links (and their traces) started, CLOCK_MONOTONIC ns */
+static uint64_t links_t0_ns;
+
 static void
 setup (const char *cc, uint64_t seed, int subnet)
 {
   int i;
   uint64_t t0 = now_ns ();
 
+  links_t0_ns = t0;
   setup_namespace (&ns_a);
   setup_namespace (&ns_b);
   for (i = 0; i < n_links; i++) {
@@ -411,8 +415,9 @@ print_stats (int child_status)
     f = stderr;
   fprintf (f, "{\"namespaces\": [\"%s\", \"%s\"], \"congestion_control\": "
       "\"%s\", \"congestion_control_a\": \"%s\", \"congestion_control_b\": "
-      "\"%s\", \"exit_status\": %d, \"links\": [", ns_a.name, ns_b.name,
-      ns_a.cc, ns_a.cc, ns_b.cc, child_status);
+      "\"%s\", \"exit_status\": %d, \"links_t0\": %.6f, \"links\": [",
+      ns_a.name, ns_b.name, ns_a.cc, ns_a.cc, ns_b.cc, child_status,
+      links_t0_ns / 1e9);
   for (i = 0; i < n_links; i++) {
     NetLink *l = &links[i];
     uint64_t da = netns_tx_dropped (ns_a.name, l->dev_a);

@@ -1,0 +1,187 @@
+#!/usr/bin/python3
+"""Issue 24's figures from cellular runs of compare.py (--grid cellular):
+for each run, the frames late or lost outside the outages longer than the
+budget, the delivered bitrate against 70% of the trace's mean capacity (or
+of the stream's bitrate when lower), and, for multitcp-encoder, how often
+the encoder's bitrate changed; a plot per multitcp-encoder run of the
+capacity, the sink's estimate, the encoder's bitrate and the late frames
+over time.
+
+  bitrate_runs.py RESULTS_DIR [--plots DIR] [--markdown]
+
+A frame counts as excused when its deadline falls in an outage longer than
+the budget, from one budget before the outage to RECOVERY_S after it (the
+time issue 23 gives the stream to be on time again). Time 0 of the trace
+is netsim's links_t0 (the run's .netsim.json; runs without it are left
+out of the outage figures).
+"""
+import argparse
+import glob
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import compare  # noqa: E402
+
+RECOVERY_S = 2.0
+SHARE_OF_CAPACITY = 0.7
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def excused_windows(trace, budget_s):
+    return [(a / 1000 - budget_s, b / 1000 + RECOVERY_S)
+            for a, b in trace["outages"] if (b - a) / 1000 > budget_s]
+
+
+def frame_outcomes(rx, tx, budget_s, links_t0):
+    """[(deadline on the trace's clock, on time?)] for every frame the
+    sender made from the first one received on, by compare.py's clock:
+    the first frame received sets it, each later one is due its PTS
+    distance later plus the budget."""
+    frames = sorted({f[1]: f for f in rx.get("frames", []) if f[1] >= 0}
+                    .values(), key=lambda f: f[1])
+    check = compare.damaged_frames(frames, tx.get("frames_sent"))
+    if not frames or not check:
+        return []
+    damaged, _, _, matched = check
+    if not matched:
+        return []
+    arrival = {rp: t for t, rp, _ in frames}
+    by_sent = {tp: rp for rp, tp in matched}
+    rp0, tp0 = matched[0]
+    t0 = arrival[rp0]
+    out = []
+    for tp, _ in sorted(tx["frames_sent"]):
+        if tp < tp0:
+            continue
+        due = t0 + (tp - tp0) / 1e9 + budget_s
+        rp = by_sent.get(tp)
+        ok = rp is not None and rp not in damaged and arrival[rp] <= due
+        out.append((due - links_t0, ok))
+    return out
+
+
+def changes_per_minute(tx):
+    rates = tx.get("rates") or []
+    if len(rates) < 2:
+        return None
+    n = sum(1 for a, b in zip(rates, rates[1:]) if a[2] != b[2])
+    return n / ((rates[-1][0] - rates[0][0]) / 60)
+
+
+def analyse(run_json):
+    base = run_json[:-len(".json")]
+    r = load(run_json)
+    if not r.get("trace"):
+        return None
+    trace_path = os.path.join(os.path.dirname(run_json), r["trace"])
+    if not os.path.exists(trace_path + ".json"):
+        return None
+    trace = load(trace_path + ".json")
+    netsim = load(base + ".netsim.json")
+    rx, tx = load(base + ".rx.json"), load(base + ".tx.json")
+    budget_s = r["budget"] / 1000
+    res = {"system": r["system"], "cc": r["cc"], "seed": trace["seed"],
+           "kbps": r["kbps"], "budget": r["budget"],
+           "capacity": trace["stats"]["mean_mbit"],
+           "late_fraction": r.get("late_fraction"),
+           "delivered": r.get("delivered_mbps"),
+           "wire_per_byte": r.get("wire_per_byte"),
+           "changes_per_min": changes_per_minute(tx)}
+    res["delivered_target"] = SHARE_OF_CAPACITY * min(
+        trace["stats"]["mean_mbit"], r["kbps"] / 1000)
+    if "links_t0" in netsim:
+        windows = excused_windows(trace, budget_s)
+        outcomes = frame_outcomes(rx, tx, budget_s, netsim["links_t0"])
+        outside = [ok for due, ok in outcomes
+                   if not any(a <= due <= b for a, b in windows)]
+        res["late_outside"] = sum(1 for ok in outside if not ok)
+        res["frames_outside"] = len(outside)
+        res["outcomes"] = outcomes
+    res["rates"] = [(t - netsim.get("links_t0", 0), e, b, s)
+                    for t, e, b, s in tx.get("rates") or []]
+    res["trace"] = trace
+    return res
+
+
+def plot(res, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    tr = res["trace"]
+    xs, ys = [], []
+    series = tr["rate_series"] + [[tr["period_ms"], tr["rate_series"][-1][1]]]
+    for (t, v), (t2, _) in zip(series, series[1:]):
+        xs += [t / 1000, t2 / 1000]
+        ys += [v, v]
+    fig, ax = plt.subplots(figsize=(9, 3.6))
+    ax.plot(xs, ys, color="0.6", lw=1, label="capacity (trace)")
+    if res["rates"]:
+        t = [r[0] for r in res["rates"]]
+        ax.plot(t, [r[1] / 1e6 for r in res["rates"]], lw=1,
+                label="sink's estimate")
+        ax.plot(t, [r[2] / 1e6 for r in res["rates"]], lw=1.5,
+                label="encoder bitrate")
+    late = [due for due, ok in res.get("outcomes", []) if not ok]
+    if late:
+        ax.plot(late, [0.1] * len(late), "|", color="red", ms=8,
+                label=f"late or lost ({len(late)})")
+    lo = min((r[0] for r in res["rates"]), default=0)
+    ax.set_xlim(max(lo - 1, 0), tr["period_ms"] / 1000)
+    ax.set_ylim(0, max(6, res["kbps"] / 1000 * 1.3))
+    ax.set_xlabel("s (trace time)")
+    ax.set_ylabel("Mbit/s")
+    ax.set_title(f"{res['system']}, {res['cc']}, seed {res['seed']}, "
+                 f"{res['kbps'] / 1000:g} Mbit/s at most, "
+                 f"{res['budget']} ms budget")
+    ax.legend(loc="upper right", fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("results")
+    ap.add_argument("--plots", help="a PNG per multitcp-encoder run here")
+    args = ap.parse_args()
+    rows = []
+    for path in sorted(glob.glob(os.path.join(args.results, "*.json"))):
+        if path.endswith((".rx.json", ".tx.json", ".netsim.json",
+                          ".trace.json")):
+            continue
+        res = analyse(path)
+        if res is None:
+            continue
+        rows.append(res)
+        if args.plots and res["system"] == "multitcp-encoder":
+            os.makedirs(args.plots, exist_ok=True)
+            plot(res, os.path.join(args.plots, f"bitrate-{res['cc']}-s"
+                                   f"{res['seed']}-{res['kbps']}k-"
+                                   f"b{res['budget']}.png"))
+    rows.sort(key=lambda r: (r["cc"], r["seed"], r["kbps"], r["budget"],
+                             r["system"]))
+    print("| TCP | seed | capacity Mbit/s | stream (most) Mbit/s | budget ms "
+          "| system | late or lost | late or lost outside long outages | "
+          "delivered Mbit/s (target) | wire/byte | encoder changes/min |")
+    print("|---|---:|---:|---:|---:|---|---:|---|---|---:|---:|")
+    for r in rows:
+        outside = (f"{r['late_outside']} of {r['frames_outside']}"
+                   if "late_outside" in r else "-")
+        cpm = (f"{r['changes_per_min']:.1f}" if r["changes_per_min"]
+               is not None and r["system"] == "multitcp-encoder" else "-")
+        print(f"| {r['cc']} | {r['seed']} | {r['capacity']:.2f} | "
+              f"{r['kbps'] / 1000:g} | {r['budget']} | {r['system']} | "
+              f"{r['late_fraction']:.3f} | {outside} | "
+              f"{r['delivered']:.2f} ({r['delivered_target']:.2f}) | "
+              f"{r['wire_per_byte']:.2f} | {cpm} |")
+
+
+if __name__ == "__main__":
+    main()
