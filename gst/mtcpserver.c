@@ -1752,15 +1752,14 @@ session_transit_us (ServerSession * sess)
 }
 
 /* server->lock held. Feeds the session's bandwidth estimate with what its
- * connections delivered, their windows (@path, TCP_INFO just read) and
- * what waits; a significant change is told after the lock (server_unlock). */
+ * connections delivered, their windows (TCP_INFO just read) and what
+ * waits; dark from @path; a significant change is told after the lock
+ * (server_unlock). */
 static void
 session_estimate (MtcpServer * server, ServerSession * sess,
     const MtcpRepairPath * path)
 {
-  MtcpRateSample sample = { sess->closed_acked, path->capacity_bps, 0,
-    path->dark
-  };
+  MtcpRateSample sample = { sess->closed_acked, 0, 0, path->dark };
   MtcpQueueSessionStats qst;
   guint i;
 
@@ -1768,8 +1767,19 @@ session_estimate (MtcpServer * server, ServerSession * sess,
   sample.waiting_bytes = qst.backlog_bytes;
   for (i = 0; i < sess->conns->len; i++) {
     ServerConn *sc = g_ptr_array_index (sess->conns, i);
-    sample.bytes_acked += sc->info.bytes_acked;
-    sample.waiting_bytes += sc->conn->out_bytes + sc->info.notsent_bytes;
+    const MtcpTcpInfo *info = &sc->info;
+
+    sample.bytes_acked += info->bytes_acked;
+    sample.waiting_bytes += sc->conn->out_bytes + info->notsent_bytes;
+    /* a window an RTT, but no more than the kernel paces at: bbr keeps
+     * two BDPs of window for a path it paces at one */
+    if (info->rtt_us > 0) {
+      guint64 window = (guint64) info->snd_cwnd * info->snd_mss *
+          G_USEC_PER_SEC / info->rtt_us;
+      if (info->pacing_rate > 0 && info->pacing_rate != G_MAXUINT64)
+        window = MIN (window, info->pacing_rate);
+      sample.window_bps += window * 8;
+    }
   }
   for (i = 0; i < sess->retiring->len; i++) {
     ServerConn *sc = g_ptr_array_index (sess->retiring, i);
