@@ -30,6 +30,7 @@ struct _GstMultiTcpSink {
   guint64 max_session_lag;
   guint notsent_lowat;
   gchar *congestion_control;
+  gboolean congestion_control_set;      /* by the application */
   gboolean pacing;
   guint max_sessions;
   guint max_connections;

@@ -755,7 +755,10 @@ apply_socket_options (MtcpServer * server, ServerConn * sc)
     sc->lowat = server->config.notsent_lowat;
   if (!mtcp_tcp_set_congestion (sc->conn->socket,
           server->config.congestion_control, &err)) {
-    server_warn (server, "%s", err->message);
+    if (server->config.congestion_control_optional)
+      GST_INFO ("%s: the system's default instead", err->message);
+    else
+      server_warn (server, "%s", err->message);
     g_clear_error (&err);
   }
   sc->congestion = mtcp_tcp_get_congestion (sc->conn->socket);

@@ -21,6 +21,8 @@ typedef struct {
   MtcpSendQueueLimits limits;
   guint32 notsent_lowat;        /* bytes; 0 = leave the kernel default */
   gchar *congestion_control;    /* NULL/"" = system default */
+  gboolean congestion_control_optional; /* refused: the system's, no
+                                         * warning */
   gboolean pacing;              /* TCP paces each connection */
   guint32 max_frame;            /* largest frame body accepted/sent */
   guint max_sessions;

@@ -12,6 +12,7 @@
 
 #include "mtcpprotocol.h"
 #include "mtcptestutil.h"
+#include "mtcpserver.h"
 
 /* ---- helpers ---- */
 
@@ -1060,6 +1061,116 @@ GST_START_TEST (test_pars_count_does_not_wait_for_interval)
   expect_tagged (r, next);
   receiver_free (r);
   sender_free (s);
+}
+
+GST_END_TEST;
+
+static gboolean
+kernel_has_congestion_control (const gchar * name)
+{
+  gchar *list = NULL;
+  gboolean has = FALSE;
+
+  if (g_file_get_contents ("/proc/sys/net/ipv4/tcp_available_congestion_control",
+          &list, NULL, NULL)) {
+    gchar **names = g_strsplit_set (g_strstrip (list), " \t", -1);
+    has = g_strv_contains ((const gchar * const *) names, name);
+    g_strfreev (names);
+  }
+  g_free (list);
+  return has;
+}
+
+/* The sink's default congestion control is bbr where the kernel has it;
+ * one the application names and the kernel refuses is a warning, and the
+ * stream goes on with the system's. */
+GST_START_TEST (test_congestion_control_default_and_refused)
+{
+  Sender *s = sender_new (NULL);
+  Receiver *r = receiver_new (sender_port (s), 1, 2000);
+  GstBus *bus;
+  GstMessage *m;
+  GError *err = NULL;
+  gchar *cc = NULL, *debug = NULL;
+  GstStructure *st = NULL;
+  const GValue *sessions, *conns;
+
+  g_object_get (s->sink, "congestion-control", &cc, NULL);
+  fail_unless_equals_string (cc, "bbr");
+  g_free (cc);
+  wait_for_connections (s->sink, 1);
+  g_object_get (s->sink, "stats", &st, NULL);
+  sessions = gst_structure_get_value (st, "sessions");
+  conns = gst_structure_get_value (gst_value_get_structure
+      (gst_value_array_get_value (sessions, 0)), "connections");
+  cc = g_strdup (gst_structure_get_string (gst_value_get_structure
+          (gst_value_array_get_value (conns, 0)), "congestion-control"));
+  gst_structure_free (st);
+  if (kernel_has_congestion_control ("bbr"))
+    fail_unless_equals_string (cc, "bbr");
+  g_free (cc);
+  receiver_free (r);
+  sender_free (s);
+
+  s = sender_new ("congestion-control=nosuchcc");
+  bus = gst_element_get_bus (s->pipeline);
+  r = receiver_new (sender_port (s), 1, 2000);
+  wait_for_connections (s->sink, 1);
+  m = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND, GST_MESSAGE_WARNING);
+  fail_unless (m != NULL, "no warning for a congestion control refused");
+  gst_message_parse_warning (m, &err, &debug);
+  fail_unless (strstr (debug, "nosuchcc") != NULL, "%s", debug);
+  g_error_free (err);
+  g_free (debug);
+  gst_message_unref (m);
+  gst_object_unref (bus);
+  stream_and_check (s, &r, 1, 60, TRUE);
+  receiver_free (r);
+  sender_free (s);
+}
+
+GST_END_TEST;
+
+static void
+count_warning (const gchar * message, gpointer data)
+{
+  g_atomic_int_inc ((gint *) data);
+}
+
+/* A congestion control the sink only prefers (the element's default)
+ * falls back to the system's without a warning when refused. */
+GST_START_TEST (test_preferred_congestion_control_falls_back_quietly)
+{
+  gboolean optional;
+
+  for (optional = FALSE; optional <= TRUE; optional++) {
+    MtcpServerConfig config = { 0, };
+    MtcpServer *server;
+    RawConn rc;
+    guint8 sid[MTCP_SESSION_ID_SIZE];
+    gint warnings = 0;
+
+    config.host = (gchar *) "127.0.0.1";
+    config.scheduler = MTCP_SCHEDULER_DYNAMIC;
+    config.limits.max_lag_time = GST_CLOCK_TIME_NONE;
+    config.max_frame = MTCP_MAX_FRAME_DEFAULT;
+    config.max_sessions = 4;
+    config.max_connections = 4;
+    config.handshake_timeout_ms = 5000;
+    config.max_pending_handshakes = 8;
+    config.report_interval_ms = 200;
+    config.session_timeout_ms = 1000;
+    config.congestion_control = (gchar *) "nosuchcc";
+    config.congestion_control_optional = optional;
+    server = mtcp_server_new (&config, count_warning, &warnings);
+    fail_unless (mtcp_server_start (server, NULL));
+    raw_conn_open (&rc, mtcp_server_get_port (server), NULL, 0, sid);
+    g_usleep (300000);
+    fail_unless_equals_int (g_atomic_int_get (&warnings), optional ? 0 : 1);
+    raw_conn_close (&rc);
+    mtcp_server_stop (server);
+    mtcp_server_unref (server);
+  }
 }
 
 GST_END_TEST;
@@ -2290,6 +2401,8 @@ elements_suite (void)
   tcase_add_test (tc, test_pars_count_then_rtt_control);
   tcase_add_test (tc, test_pars_count_does_not_wait_for_interval);
   tcase_add_test (tc, test_pars_without_loss_for_bbr_sink);
+  tcase_add_test (tc, test_congestion_control_default_and_refused);
+  tcase_add_test (tc, test_preferred_congestion_control_falls_back_quietly);
   tcase_add_test (tc, test_half_open_connection_is_found);
   tcase_add_test (tc, test_connection_flood_bounded);
   tcase_add_test (tc, test_small_buffers_cost_a_small_head);
