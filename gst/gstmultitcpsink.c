@@ -423,12 +423,13 @@ static void
 control_encoder (GstMultiTcpSink * self, MtcpServer * server)
 {
   guint64 weakest, skips, bps;
+  gboolean limited;
   gint64 now = g_get_monotonic_time ();
   gboolean missing = FALSE, no_max = FALSE, keyframe = FALSE;
   MtcpEncoder *set_on = NULL;
   guint min_bps, max_bps;
 
-  mtcp_server_get_estimate (server, &weakest, &skips);
+  mtcp_server_get_estimate (server, &weakest, &limited, &skips);
   GST_OBJECT_LOCK (self);
   min_bps = self->min_bitrate;
   max_bps = self->max_bitrate;
@@ -456,7 +457,7 @@ control_encoder (GstMultiTcpSink * self, MtcpServer * server)
     }
   }
   if (self->bitrate && mtcp_bitrate_control_update (self->bitrate, now,
-          weakest, &bps))
+          weakest, limited, &bps))
     set_on = self->encoder;
   if (self->encoder && skips > self->skips_seen &&
       now - self->keyframe_asked_us >= KEYFRAME_REQUEST_GAP_US) {

@@ -62,7 +62,7 @@ set (MtcpBitrateControl * c, guint64 want, const gchar * why, guint64 * bps)
 
 gboolean
 mtcp_bitrate_control_update (MtcpBitrateControl * c, gint64 now_us,
-    guint64 estimate_bps, guint64 * bps)
+    guint64 estimate_bps, gboolean path_limited, guint64 * bps)
 {
   gdouble fair = estimate_bps * MTCP_BITRATE_SHARE;
 
@@ -72,7 +72,9 @@ mtcp_bitrate_control_update (MtcpBitrateControl * c, gint64 now_us,
   }
   if (fair < c->bps * DOWN_TOLERANCE) {
     c->above_since_us = 0;
-    return set (c, (guint64) fair, "the estimate fell", bps);
+    if (!path_limited)
+      return FALSE;             /* what a thin stream delivered is a floor */
+    return set (c, (guint64) fair, "the path carries less", bps);
   }
   if (fair < c->bps * UP_MARGIN) {
     c->above_since_us = 0;

@@ -34,10 +34,13 @@ MtcpBitrateControl *mtcp_bitrate_control_new (const MtcpBitrateBounds *
     bounds, guint64 start_bps);
 void mtcp_bitrate_control_free (MtcpBitrateControl * control);
 
-/* The estimate at @now_us (bits/s; 0: the path is dark). TRUE when the
- * encoder's bitrate should change, to *@bps. */
+/* The estimate at @now_us (bits/s; 0: the path is dark) and whether the
+ * path, not the stream, limited it (only then is a lower estimate a reason
+ * to go down: a stream-limited one is a floor). TRUE when the encoder's
+ * bitrate should change, to *@bps. */
 gboolean mtcp_bitrate_control_update (MtcpBitrateControl * control,
-    gint64 now_us, guint64 estimate_bps, guint64 * bps);
+    gint64 now_us, guint64 estimate_bps, gboolean path_limited,
+    guint64 * bps);
 guint64 mtcp_bitrate_control_bps (const MtcpBitrateControl * control);
 /* how many times it changed the bitrate */
 guint64 mtcp_bitrate_control_changes (const MtcpBitrateControl * control);

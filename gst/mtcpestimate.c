@@ -11,8 +11,9 @@ GST_DEBUG_CATEGORY_STATIC (mtcp_estimate_debug);
 
 /* measurements kept: a span's worth at the fastest tick (10 ms) */
 #define HISTORY 128
-/* what waits longer than this at the delivered rate means the path, not
- * the stream, is the limit (a keyframe's burst drains within it) */
+/* what waits longer than this at the rate the sockets drain means the
+ * path, not the stream, is the limit (a keyframe's burst drains within
+ * it) */
 #define WAIT_LIMITED_US (150 * G_TIME_SPAN_MILLISECOND)
 /* an estimate climbs towards a higher measurement over about this long */
 #define RISE_US (2 * G_USEC_PER_SEC)
@@ -89,8 +90,11 @@ mtcp_rate_estimate_update (MtcpRateEstimate * e, gint64 now_us,
       e->history[(e->head + HISTORY - 1) % HISTORY].bytes_acked)
     e->n = 0;                   /* a counter that went back: measure anew */
   if (delivered_bps (e, now_us, s->bytes_acked, &delivered)) {
-    gdouble waited_us = delivered > 0 ? s->waiting_bytes * 8.0 *
-        G_USEC_PER_SEC / delivered : (s->waiting_bytes ? G_MAXDOUBLE : 0);
+    /* at the rate the sockets could drain it: a keyframe behind a thin
+     * stream waits long at the stream's own rate, not at the windows' */
+    gdouble drain = MAX (delivered, (gdouble) s->window_bps);
+    gdouble waited_us = drain > 0 ? s->waiting_bytes * 8.0 *
+        G_USEC_PER_SEC / drain : (s->waiting_bytes ? G_MAXDOUBLE : 0);
 
     e->path_limited = waited_us > WAIT_LIMITED_US;
     raw = e->path_limited ? delivered : MAX (delivered, (gdouble)

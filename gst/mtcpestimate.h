@@ -5,8 +5,10 @@
  * delivered rate), the connections' windows over their RTTs (what TCP
  * would send if the stream gave it more), and what waits to be sent.
  *
- * While something waits, the path is the limit and the estimate is what
- * it delivered over the last half second; while nothing waits, the stream
+ * While more waits than the sockets drain in 150 ms (at what they
+ * delivered or their windows carry, whichever is more), the path is the
+ * limit and the estimate is what it delivered over the last half second;
+ * otherwise the stream
  * is the limit and the estimate is the larger of that and the windows.
  * Down at once; up at once to what arrived, slowly towards what the
  * windows might carry; 0 while the path is dark.

@@ -2187,11 +2187,12 @@ conn_stats (ServerConn * sc)
 
 void
 mtcp_server_get_estimate (MtcpServer * server, guint64 * weakest_bps,
-    guint64 * skips)
+    gboolean * path_limited, guint64 * skips)
 {
   guint64 weakest = G_MAXUINT64;
   GList *l;
 
+  *path_limited = FALSE;
   g_mutex_lock (&server->lock);
   *skips = server->skips_ended;
   for (l = server->sessions; l; l = l->next) {
@@ -2201,8 +2202,11 @@ mtcp_server_get_estimate (MtcpServer * server, guint64 * weakest_bps,
     mtcp_send_queue_session_stats (server->queue, sess->qs, &qst);
     *skips += qst.skips;
     /* a receiver that just joined is not weak, only new */
-    if (sess->conns->len > 0 && mtcp_rate_estimate_known (sess->estimate))
-      weakest = MIN (weakest, mtcp_rate_estimate_bps (sess->estimate));
+    if (sess->conns->len > 0 && mtcp_rate_estimate_known (sess->estimate) &&
+        mtcp_rate_estimate_bps (sess->estimate) < weakest) {
+      weakest = mtcp_rate_estimate_bps (sess->estimate);
+      *path_limited = mtcp_rate_estimate_path_limited (sess->estimate);
+    }
   }
   g_mutex_unlock (&server->lock);
   *weakest_bps = weakest == G_MAXUINT64 ? 0 : weakest;

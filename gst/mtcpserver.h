@@ -85,10 +85,10 @@ void mtcp_server_set_limits (MtcpServer * server,
 
 GstStructure *mtcp_server_get_stats (MtcpServer * server);
 /* The weakest bandwidth estimate of the sessions that have connections
- * (bits/s; 0: none, or dark), and the skips of every session so far,
- * ended ones too. */
+ * (bits/s; 0: none, or dark), whether the path limited it, and the skips
+ * of every session so far, ended ones too. */
 void mtcp_server_get_estimate (MtcpServer * server, guint64 * weakest_bps,
-    guint64 * skips);
+    gboolean * path_limited, guint64 * skips);
 
 G_END_DECLS
 

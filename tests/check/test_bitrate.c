@@ -22,20 +22,28 @@ run_init (Run * r, guint64 min, guint64 max, guint64 start)
   r->changes = 0;
 }
 
-/* @seconds of the estimate at @estimate, told every half second */
+/* @seconds of the estimate at @estimate, told every half second; the path
+ * the limit */
 static void
-feed (Run * r, gdouble seconds, guint64 estimate)
+feed_limited (Run * r, gdouble seconds, guint64 estimate, gboolean limited)
 {
   gint64 end = r->now_us + (gint64) (seconds * G_USEC_PER_SEC);
   guint64 bps = 0;
 
   while (r->now_us < end) {
     r->now_us += STEP_US;
-    if (mtcp_bitrate_control_update (r->c, r->now_us, estimate, &bps)) {
+    if (mtcp_bitrate_control_update (r->c, r->now_us, estimate, limited,
+            &bps)) {
       fail_unless_equals_uint64 (bps, mtcp_bitrate_control_bps (r->c));
       r->changes++;
     }
   }
+}
+
+static void
+feed (Run * r, gdouble seconds, guint64 estimate)
+{
+  feed_limited (r, seconds, estimate, TRUE);
 }
 
 static gdouble
@@ -106,6 +114,22 @@ GST_START_TEST (test_noise_changes_nothing)
 
 GST_END_TEST;
 
+/* A thin stream (its estimate low because it sends little, not because
+ * the path limits it): no reason to go down; only the path's is. */
+GST_START_TEST (test_stream_limited_estimate_is_a_floor)
+{
+  Run r;
+
+  run_init (&r, 300000, 4000000, 4000000);
+  feed_limited (&r, 3, 500000, FALSE);
+  fail_unless_equals_int (r.changes, 0);
+  feed_limited (&r, 0.5, 500000, TRUE);
+  fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 400000);
+  mtcp_bitrate_control_free (r.c);
+}
+
+GST_END_TEST;
+
 /* Dark: the least at once; back: up from there, slowly. */
 GST_START_TEST (test_outage_starts_low)
 {
@@ -141,6 +165,7 @@ bitrate_suite (void)
   tcase_add_test (tc, test_up_slowly_after_a_hold);
   tcase_add_test (tc, test_noise_changes_nothing);
   tcase_add_test (tc, test_outage_starts_low);
+  tcase_add_test (tc, test_stream_limited_estimate_is_a_floor);
   return s;
 }
 

@@ -110,6 +110,23 @@ GST_START_TEST (test_drop_and_outage_followed_at_once)
 
 GST_END_TEST;
 
+/* A thin stream (300 kbit/s) on a wide path (6 Mbit/s of windows) with a
+ * keyframe of 40 kB waiting: not the path's limit (the windows drain it in
+ * 53 ms), so the estimate stays up. */
+GST_START_TEST (test_keyframe_behind_thin_stream_is_not_the_path)
+{
+  Trace t;
+
+  trace_init (&t);
+  run (&t, 3, 300000, 6000000, 0, FALSE);
+  run (&t, 0.2, 300000, 6000000, 40000, FALSE);
+  fail_if (mtcp_rate_estimate_path_limited (t.e));
+  fail_unless (mbps (&t) > 3.0, "%f", mbps (&t));
+  mtcp_rate_estimate_free (t.e);
+}
+
+GST_END_TEST;
+
 /* Told when it moves by a fifth, and once a second otherwise: not at
  * every tick. */
 GST_START_TEST (test_told_on_change_and_every_second)
@@ -164,6 +181,7 @@ estimate_suite (void)
   tcase_add_test (tc, test_drop_and_outage_followed_at_once);
   tcase_add_test (tc, test_told_on_change_and_every_second);
   tcase_add_test (tc, test_odd_input_ignored);
+  tcase_add_test (tc, test_keyframe_behind_thin_stream_is_not_the_path);
   return s;
 }
 

@@ -22,14 +22,18 @@ nstest.require_gst(("videotestsrc", "x264enc", "h264parse"),
                    "the bitrate test", BUILD)
 
 f = nstest.Failures()
-sender = ("videotestsrc is-live=true pattern=ball ! video/x-raw,width=640,"
+sender = ("videotestsrc is-live=true pattern=snow ! video/x-raw,width=640,"
           "height=360,framerate=30/1 ! x264enc name=enc bitrate=4000 "
           "tune=zerolatency key-int-max=30 speed-preset=ultrafast ! "
           "h264parse ! multitcpsink name=sink host=0.0.0.0 port=5600 "
           "bitrate-control=encoder")
 receiver = ("multitcpsrc host=$NETSIM_ADDR_A port=5600 latency=1000 "
             "stats-interval=500 ! fakesink name=sink sync=false")
-with tempfile.TemporaryDirectory() as out:
+# BITRATE_TEST_OUT=DIR keeps the sender's and the receiver's logs there
+keep = os.environ.get("BITRATE_TEST_OUT")
+with tempfile.TemporaryDirectory() as tmp:
+    out = keep or tmp
+    os.makedirs(out, exist_ok=True)
     env = f"GST_PLUGIN_PATH={BUILD}/gst"
     script = (
         f"/usr/bin/python3 -c 'import time; print(\"start\", time.monotonic())'; "
