@@ -44,6 +44,7 @@ GST_DEBUG_CATEGORY_STATIC (multitcpsink_debug);
 /* SRT's default overhead bandwidth, for the same job: sending again */
 #define DEFAULT_COPY_OVERHEAD 25
 #define DEFAULT_BITRATE_CONTROL GST_MULTI_TCP_BITRATE_CONTROL_NONE
+#define DEFAULT_BITRATE_FOLLOWS GST_MULTI_TCP_BITRATE_FOLLOWS_WEAKEST
 #define DEFAULT_MIN_BITRATE 300000
 #define DEFAULT_MAX_BITRATE 0
 /* at most one keyframe asked for in this long */
@@ -77,6 +78,7 @@ enum {
   PROP_TLS_KEY_FILE,
   PROP_MAX_PENDING_HANDSHAKES,
   PROP_BITRATE_CONTROL,
+  PROP_BITRATE_FOLLOWS,
   PROP_MIN_BITRATE,
   PROP_MAX_BITRATE,
 };
@@ -123,6 +125,25 @@ gst_multi_tcp_bitrate_control_get_type (void)
   return type;
 }
 
+#define GST_TYPE_MULTI_TCP_BITRATE_FOLLOWS \
+  (gst_multi_tcp_bitrate_follows_get_type ())
+static GType
+gst_multi_tcp_bitrate_follows_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_MULTI_TCP_BITRATE_FOLLOWS_WEAKEST, "The weakest receiver: "
+          "everyone gets what it can take on time", "weakest"},
+    {GST_MULTI_TCP_BITRATE_FOLLOWS_STRONGEST, "The strongest receiver: the "
+          "others skip what they cannot take (their lag bound)", "strongest"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstMultiTcpBitrateFollows", values));
+  return type;
+}
+
 #define gst_multi_tcp_sink_parent_class parent_class
 G_DEFINE_TYPE (GstMultiTcpSink, gst_multi_tcp_sink, GST_TYPE_BASE_SINK);
 
@@ -146,6 +167,7 @@ gst_multi_tcp_sink_init (GstMultiTcpSink * self)
   self->idle_timeout = DEFAULT_IDLE_TIMEOUT;
   self->copy_overhead = DEFAULT_COPY_OVERHEAD;
   self->bitrate_control = DEFAULT_BITRATE_CONTROL;
+  self->bitrate_follows = DEFAULT_BITRATE_FOLLOWS;
   self->min_bitrate = DEFAULT_MIN_BITRATE;
   self->max_bitrate = DEFAULT_MAX_BITRATE;
   self->upstream_live = -1;
@@ -263,6 +285,9 @@ gst_multi_tcp_sink_set_property (GObject * object, guint prop_id,
       break;
     case PROP_BITRATE_CONTROL:
       self->bitrate_control = g_value_get_enum (value);
+      break;
+    case PROP_BITRATE_FOLLOWS:
+      self->bitrate_follows = g_value_get_enum (value);
       break;
     case PROP_MIN_BITRATE:
       self->min_bitrate = g_value_get_uint (value);
@@ -387,6 +412,9 @@ gst_multi_tcp_sink_get_property (GObject * object, guint prop_id,
     case PROP_BITRATE_CONTROL:
       g_value_set_enum (value, self->bitrate_control);
       break;
+    case PROP_BITRATE_FOLLOWS:
+      g_value_set_enum (value, self->bitrate_follows);
+      break;
     case PROP_MIN_BITRATE:
       g_value_set_uint (value, self->min_bitrate);
       break;
@@ -428,12 +456,14 @@ control_encoder (GstMultiTcpSink * self, MtcpServer * server)
   gboolean missing = FALSE, no_max = FALSE, keyframe = FALSE;
   MtcpEncoder *set_on = NULL;
   guint min_bps, max_bps;
+  gboolean strongest;
 
-  mtcp_server_get_estimate (server, &weakest, &limited, &skips);
   GST_OBJECT_LOCK (self);
   min_bps = self->min_bitrate;
   max_bps = self->max_bitrate;
+  strongest = self->bitrate_follows == GST_MULTI_TCP_BITRATE_FOLLOWS_STRONGEST;
   GST_OBJECT_UNLOCK (self);
+  mtcp_server_get_estimate (server, strongest, &weakest, &limited, &skips);
 
   g_mutex_lock (&self->control_lock);
   if (!self->encoder_looked_for) {
@@ -459,7 +489,8 @@ control_encoder (GstMultiTcpSink * self, MtcpServer * server)
   if (self->bitrate && mtcp_bitrate_control_update (self->bitrate, now,
           weakest, limited, &bps))
     set_on = self->encoder;
-  if (self->encoder && skips > self->skips_seen &&
+  /* following the strongest, the others' skips are theirs to live with */
+  if (self->encoder && !strongest && skips > self->skips_seen &&
       now - self->keyframe_asked_us >= KEYFRAME_REQUEST_GAP_US) {
     self->keyframe_asked_us = now;
     keyframe = TRUE;
@@ -479,7 +510,8 @@ control_encoder (GstMultiTcpSink * self, MtcpServer * server)
             "from: set max-bitrate"), (NULL));
   if (set_on) {
     GST_INFO_OBJECT (self, "encoder bitrate %" G_GUINT64_FORMAT " bit/s "
-        "(weakest receiver's estimate %" G_GUINT64_FORMAT ")", bps, weakest);
+        "(the %s receiver's estimate %" G_GUINT64_FORMAT ")", bps,
+        strongest ? "strongest" : "weakest", weakest);
     mtcp_encoder_set_bps (set_on, bps);
   }
   if (keyframe)
@@ -809,6 +841,13 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
           "in stats (estimated-bitrate) and in multitcpsink-estimate element "
           "messages", GST_TYPE_MULTI_TCP_BITRATE_CONTROL,
           DEFAULT_BITRATE_CONTROL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_BITRATE_FOLLOWS,
+      g_param_spec_enum ("bitrate-follows", "Bitrate follows",
+          "bitrate-control=encoder with several receivers: the weakest one's "
+          "estimate, or the strongest one's (the others then skip what they "
+          "cannot take on time, and their skips ask for no keyframe)",
+          GST_TYPE_MULTI_TCP_BITRATE_FOLLOWS, DEFAULT_BITRATE_FOLLOWS,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_MIN_BITRATE,
       g_param_spec_uint ("min-bitrate", "Min bitrate",
           "bitrate-control=encoder: the least bitrate set (bits/s), also "

@@ -19,6 +19,11 @@ typedef enum {
   GST_MULTI_TCP_BITRATE_CONTROL_ENCODER,
 } GstMultiTcpBitrateControl;
 
+typedef enum {
+  GST_MULTI_TCP_BITRATE_FOLLOWS_WEAKEST,
+  GST_MULTI_TCP_BITRATE_FOLLOWS_STRONGEST,
+} GstMultiTcpBitrateFollows;
+
 struct _GstMultiTcpSink {
   GstBaseSink parent;
 
@@ -45,6 +50,7 @@ struct _GstMultiTcpSink {
   GTlsCertificate *tls_certificate;
   gchar *tls_certificate_file, *tls_key_file;
   GstMultiTcpBitrateControl bitrate_control;
+  GstMultiTcpBitrateFollows bitrate_follows;
   guint min_bitrate, max_bitrate;       /* bits/s; max 0: the encoder's own */
 
   MtcpServer *server;

@@ -1774,9 +1774,13 @@ session_estimate (MtcpServer * server, ServerSession * sess,
 
     sample.bytes_acked += info->bytes_acked;
     sample.waiting_bytes += sc->conn->out_bytes + info->notsent_bytes;
-    /* a window an RTT, but no more than the kernel paces at: bbr keeps
-     * two BDPs of window for a path it paces at one */
-    if (info->rtt_us > 0) {
+    if (sc->conn->out_bytes + info->notsent_bytes > 0) {
+      /* it has more than it sends: whatever holds it back (its window,
+       * the receiver's), what it delivers is what it can */
+      sample.window_bps += info->delivery_rate * 8;
+    } else if (info->rtt_us > 0) {
+      /* idle: a window an RTT, but no more than the kernel paces at (bbr
+       * keeps two BDPs of window for a path it paces at one) */
       guint64 window = (guint64) info->snd_cwnd * info->snd_mss *
           G_USEC_PER_SEC / info->rtt_us;
       if (info->pacing_rate > 0 && info->pacing_rate != G_MAXUINT64)
@@ -2186,30 +2190,34 @@ conn_stats (ServerConn * sc)
 }
 
 void
-mtcp_server_get_estimate (MtcpServer * server, guint64 * weakest_bps,
-    gboolean * path_limited, guint64 * skips)
+mtcp_server_get_estimate (MtcpServer * server, gboolean strongest,
+    guint64 * bps, gboolean * path_limited, guint64 * skips)
 {
-  guint64 weakest = G_MAXUINT64;
+  gboolean found = FALSE;
   GList *l;
 
+  *bps = 0;
   *path_limited = FALSE;
   g_mutex_lock (&server->lock);
   *skips = server->skips_ended;
   for (l = server->sessions; l; l = l->next) {
     ServerSession *sess = l->data;
     MtcpQueueSessionStats qst;
+    guint64 est;
 
     mtcp_send_queue_session_stats (server->queue, sess->qs, &qst);
     *skips += qst.skips;
     /* a receiver that just joined is not weak, only new */
-    if (sess->conns->len > 0 && mtcp_rate_estimate_known (sess->estimate) &&
-        mtcp_rate_estimate_bps (sess->estimate) < weakest) {
-      weakest = mtcp_rate_estimate_bps (sess->estimate);
+    if (sess->conns->len == 0 || !mtcp_rate_estimate_known (sess->estimate))
+      continue;
+    est = mtcp_rate_estimate_bps (sess->estimate);
+    if (!found || (strongest ? est > *bps : est < *bps)) {
+      *bps = est;
       *path_limited = mtcp_rate_estimate_path_limited (sess->estimate);
+      found = TRUE;
     }
   }
   g_mutex_unlock (&server->lock);
-  *weakest_bps = weakest == G_MAXUINT64 ? 0 : weakest;
 }
 
 GstStructure *

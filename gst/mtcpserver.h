@@ -84,11 +84,12 @@ void mtcp_server_set_limits (MtcpServer * server,
     const MtcpSendQueueLimits * limits);
 
 GstStructure *mtcp_server_get_stats (MtcpServer * server);
-/* The weakest bandwidth estimate of the sessions that have connections
- * (bits/s; 0: none, or dark), whether the path limited it, and the skips
- * of every session so far, ended ones too. */
-void mtcp_server_get_estimate (MtcpServer * server, guint64 * weakest_bps,
-    gboolean * path_limited, guint64 * skips);
+/* The weakest (@strongest: the strongest) bandwidth estimate of the
+ * sessions that have connections and a measured span (bits/s; 0: none, or
+ * dark), whether the path limited it, and the skips of every session so
+ * far, ended ones too. */
+void mtcp_server_get_estimate (MtcpServer * server, gboolean strongest,
+    guint64 * bps, gboolean * path_limited, guint64 * skips);
 
 G_END_DECLS
 

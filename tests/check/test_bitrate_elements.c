@@ -5,6 +5,7 @@
 #include <gst/check/gstcheck.h>
 #include <gst/base/gstbasetransform.h>
 #include <gst/app/gstappsrc.h>
+#include <gst/app/gstappsink.h>
 #include <gio/gio.h>
 
 #include "mtcpprotocol.h"
@@ -133,19 +134,23 @@ slow_reader_run (gpointer data)
   return NULL;
 }
 
-/* The receiver takes about 160-320 kbit/s of a 2 Mbit/s stream: the
- * encoder's bitrate goes from 2000 kbit/s to below 1000 and not under
- * min-bitrate, stats say so, and a keyframe was asked for once the session
- * skipped. Encoder and sink each sit in a bin. */
-GST_START_TEST (test_encoder_follows_slow_receiver)
+/* Streams 7 s of 2 Mbit/s through a stand-in encoder (in a bin) into
+ * multitcpsink (in a bin) with @sink_props, to a receiver that reads about
+ * 160-320 kbit/s and, with @fast_too, a multitcpsrc that takes it all;
+ * returns the encoder's bitrate at the end (kbit/s), its stats in
+ * @encoder_bitrate and @changes, keyframe requests in @keyframes. */
+static guint
+stream_to_slow_receiver (const gchar * sink_props, gboolean fast_too,
+    guint64 * encoder_bitrate, guint64 * changes, gint * keyframes)
 {
   GstElement *pipeline, *appsrc, *sink, *enc;
   GstCaps *caps = gst_caps_new_empty_simple ("video/x-test");
   GRand *rand = g_rand_new_with_seed (11);
   SlowReader sr = { 0, };
+  Receiver *fast = NULL;
   GThread *reader;
   GstStructure *st = NULL;
-  guint64 encoder_bitrate = 0, changes = 0;
+  gchar *desc;
   guint kbps, i;
   gint port;
   gint64 start;
@@ -153,10 +158,12 @@ GST_START_TEST (test_encoder_follows_slow_receiver)
   gst_element_register (NULL, "mtcptestenc", GST_RANK_NONE,
       test_enc_get_type ());
   /* each in a bin of its own: the search goes through ghost pads */
-  pipeline = gst_parse_launch ("appsrc name=in is-live=true format=time "
+  desc = g_strdup_printf ("appsrc name=in is-live=true format=time "
       "max-bytes=0 block=false ! ( mtcptestenc name=enc bitrate=2000 ) ! "
       "( multitcpsink name=sink host=127.0.0.1 port=0 sync=false "
-      "bitrate-control=encoder min-bitrate=100000 )", NULL);
+      "bitrate-control=encoder min-bitrate=100000 %s )", sink_props);
+  pipeline = gst_parse_launch (desc, NULL);
+  g_free (desc);
   fail_unless (pipeline != NULL);
   appsrc = gst_bin_get_by_name (GST_BIN (pipeline), "in");
   sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
@@ -172,6 +179,10 @@ GST_START_TEST (test_encoder_follows_slow_receiver)
   sr.until_us = g_get_monotonic_time () + 8 * G_USEC_PER_SEC;
   reader = g_thread_new ("slow-reader", slow_reader_run, &sr);
   wait_for_connections (sink, 1);
+  if (fast_too) {
+    fast = receiver_new (port, 1, 5000);
+    wait_for_connections (sink, 2);
+  }
 
   /* 7 s of 8 kB every 33 ms, a keyframe a second */
   start = g_get_monotonic_time ();
@@ -184,29 +195,72 @@ GST_START_TEST (test_encoder_follows_slow_receiver)
     pace_live (start, i, 33000);
     fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (appsrc),
             buf), GST_FLOW_OK);
+    if (fast) {                 /* the fast receiver's application reads */
+      GstSample *sample;
+      while ((sample = gst_app_sink_try_pull_sample (GST_APP_SINK
+                  (fast->appsink), 0)) != NULL)
+        gst_sample_unref (sample);
+    }
   }
   g_object_get (enc, "bitrate", &kbps, NULL);
   g_object_get (sink, "stats", &st, NULL);
   fail_unless (gst_structure_get_uint64 (st, "encoder-bitrate",
-          &encoder_bitrate));
-  fail_unless (gst_structure_get_uint64 (st, "bitrate-changes", &changes));
+          encoder_bitrate));
+  fail_unless (gst_structure_get_uint64 (st, "bitrate-changes", changes));
   GST_INFO ("encoder at %u kbit/s after %" G_GUINT64_FORMAT " changes; "
-      "stats %" GST_PTR_FORMAT, kbps, changes, st);
+      "stats %" GST_PTR_FORMAT, kbps, *changes, st);
   gst_structure_free (st);
+  *keyframes = g_atomic_int_get (&((TestEnc *) enc)->keyframes_asked);
   g_thread_join (reader);
 
-  fail_unless (kbps < 1000, "encoder still at %u kbit/s", kbps);
-  fail_unless (kbps >= 100, "below min-bitrate: %u kbit/s", kbps);
-  fail_unless_equals_uint64 (encoder_bitrate, (guint64) kbps * 1000);
-  fail_unless (changes >= 1);
-  fail_unless (g_atomic_int_get (&((TestEnc *) enc)->keyframes_asked) >= 1);
-
+  if (fast)
+    receiver_free (fast);
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (enc);
   gst_object_unref (sink);
   gst_object_unref (appsrc);
   gst_object_unref (pipeline);
   g_rand_free (rand);
+  return kbps;
+}
+
+/* The receiver takes about 160-320 kbit/s of a 2 Mbit/s stream: the
+ * encoder's bitrate goes from 2000 kbit/s to below 1000 and not under
+ * min-bitrate, stats say so, and a keyframe was asked for once the session
+ * skipped. Encoder and sink each sit in a bin. */
+GST_START_TEST (test_encoder_follows_slow_receiver)
+{
+  guint64 encoder_bitrate = 0, changes = 0;
+  gint keyframes = 0;
+  guint kbps = stream_to_slow_receiver ("", FALSE, &encoder_bitrate,
+      &changes, &keyframes);
+
+  fail_unless (kbps < 1000, "encoder still at %u kbit/s", kbps);
+  fail_unless (kbps >= 100, "below min-bitrate: %u kbit/s", kbps);
+  fail_unless_equals_uint64 (encoder_bitrate, (guint64) kbps * 1000);
+  fail_unless (changes >= 1);
+  fail_unless (keyframes >= 1);
+}
+
+GST_END_TEST;
+
+/* bitrate-follows=strongest: a fast receiver next to the slow one keeps
+ * the encoder up (the slow one's session skips), and the slow one's skips
+ * ask for no keyframe; the default (weakest) goes down to the slow one. */
+GST_START_TEST (test_encoder_follows_strongest_receiver)
+{
+  guint64 encoder_bitrate = 0, changes = 0;
+  gint keyframes = 0;
+  guint kbps;
+
+  kbps = stream_to_slow_receiver ("bitrate-follows=strongest", TRUE,
+      &encoder_bitrate, &changes, &keyframes);
+  fail_unless (kbps >= 1500, "the strongest receiver's pace: %u kbit/s",
+      kbps);
+  fail_unless_equals_int (keyframes, 0);
+  kbps = stream_to_slow_receiver ("", TRUE, &encoder_bitrate, &changes,
+      &keyframes);
+  fail_unless (kbps < 1000, "the weakest receiver's pace: %u kbit/s", kbps);
 }
 
 GST_END_TEST;
@@ -248,6 +302,7 @@ bitrate_elements_suite (void)
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, test_encoder_follows_slow_receiver);
+  tcase_add_test (tc, test_encoder_follows_strongest_receiver);
   tcase_add_test (tc, test_no_encoder_is_a_warning);
   return s;
 }
