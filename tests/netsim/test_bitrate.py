@@ -1,9 +1,11 @@
 #!/usr/bin/python3
 """Issue 24's short test: a 4 Mbit/s x264 stream into multitcpsink with
 bitrate-control=encoder over a link of 8 Mbit/s (40 ms RTT) that drops to
-2 Mbit/s at 8 s: the encoder's bitrate goes below 2 Mbit/s within 2 s of
-the drop, and the receiver's late count stops growing (nothing late in the
-last 8 s of the run)."""
+2 Mbit/s at 8 s, bbr at both ends: the encoder's bitrate goes below
+2 Mbit/s within 2 s of the drop, and the receiver's late count stops
+growing (nothing late in the last 8 s of the run). With cubic at the sink
+the late count went on growing (14-25 frames in the last 8 s, 5 runs of
+5): cubic keeps the link's 100-packet queue full (docs/bitrate.md)."""
 import csv
 import json
 import os
@@ -43,7 +45,7 @@ with tempfile.TemporaryDirectory() as tmp:
         f"{HERE}/receiver_log.py \"{receiver}\" {out}/receiver.csv "
         f"{DURATION - 2}; wait")
     stdout, stats = nstest.run(
-        ["rate=8mbit,delay=20ms,queue=100p"], script, cc="cubic",
+        ["rate=8mbit,delay=20ms,queue=100p"], script, cc="bbr",
         schedule=f"at={DROP_AT} dir=ab rate=2mbit\n", timeout=120)
     start = float(stdout.split("start", 1)[1].split()[0])
     rows = [json.loads(line) for line in open(f"{out}/sender.jsonl")]
