@@ -4,8 +4,8 @@ bitrate-control=encoder over a link of 8 Mbit/s (40 ms RTT) that drops to
 2 Mbit/s at 8 s, bbr at both ends: the encoder's bitrate goes below
 2 Mbit/s within 2 s of the drop, and the receiver's late count stops
 growing (nothing late in the last 8 s of the run). With cubic at the sink
-the late count went on growing (14-25 frames in the last 8 s, 5 runs of
-5): cubic keeps the link's 100-packet queue full (docs/bitrate.md)."""
+the late count went on growing (14-25 frames in the last 8 s, 6 runs of
+6): cubic keeps the link's 100-packet queue full (docs/bitrate.md)."""
 import csv
 import json
 import os
