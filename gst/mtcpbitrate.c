@@ -11,14 +11,19 @@ GST_DEBUG_CATEGORY_STATIC (mtcp_bitrate_debug);
 
 /* a fall of the fair share below the bitrate smaller than this is noise */
 #define DOWN_TOLERANCE 0.95
-/* and a rise above it smaller than this is no reason to climb */
+/* and a rise above it smaller than this is no reason to jump */
 #define UP_MARGIN 1.1
+/* a step down this soon after a step up: that step up failed */
+#define FAILED_WITHIN_US (3 * G_USEC_PER_SEC)
+/* the hold doubles after each failed step up, to at most 2^this holds */
+#define MOST_BACKOFF 3
 
 struct _MtcpBitrateControl {
   MtcpBitrateBounds bounds;
   guint64 bps;
-  gint64 above_since_us;        /* the estimate held room above bps since */
+  gint64 changed_us;            /* last change, either way */
   gint64 raised_us;             /* last step up */
+  guint backoff;                /* step ups that failed in a row */
   guint64 changes;
 };
 
@@ -47,14 +52,25 @@ mtcp_bitrate_control_free (MtcpBitrateControl * c)
 }
 
 static gboolean
-set (MtcpBitrateControl * c, guint64 want, const gchar * why, guint64 * bps)
+set (MtcpBitrateControl * c, gint64 now_us, guint64 want, const gchar * why,
+    guint64 * bps)
 {
   want = CLAMP (want, c->bounds.min_bps, c->bounds.max_bps);
   if (want == c->bps)
     return FALSE;
+  if (want < c->bps) {
+    if (c->raised_us && now_us - c->raised_us < FAILED_WITHIN_US)
+      c->backoff = MIN (c->backoff + 1, MOST_BACKOFF);
+    else
+      c->backoff = 0;
+  } else {
+    c->raised_us = now_us;
+  }
   GST_DEBUG ("bitrate %" G_GUINT64_FORMAT " -> %" G_GUINT64_FORMAT
-      " bit/s: %s", c->bps, want, why);
+      " bit/s: %s (next step up after %u s)", c->bps, want, why,
+      (guint) ((MTCP_BITRATE_HOLD_US << c->backoff) / G_USEC_PER_SEC));
   c->bps = want;
+  c->changed_us = now_us;
   c->changes++;
   *bps = want;
   return TRUE;
@@ -67,28 +83,22 @@ mtcp_bitrate_control_update (MtcpBitrateControl * c, gint64 now_us,
   gdouble fair = estimate_bps * MTCP_BITRATE_SHARE;
 
   if (estimate_bps == 0) {
-    c->above_since_us = 0;
-    return set (c, c->bounds.min_bps, "the path is dark", bps);
+    c->raised_us = 0;           /* the path went, not the step up */
+    return set (c, now_us, c->bounds.min_bps, "the path is dark", bps);
   }
-  if (fair < c->bps * DOWN_TOLERANCE) {
-    c->above_since_us = 0;
-    if (!path_limited)
-      return FALSE;             /* what a thin stream delivered is a floor */
-    return set (c, (guint64) fair, "the path carries less", bps);
-  }
-  if (fair < c->bps * UP_MARGIN) {
-    c->above_since_us = 0;
+  if (path_limited && fair < c->bps * DOWN_TOLERANCE)
+    return set (c, now_us, (guint64) fair, "the path carries less", bps);
+  if (now_us - c->changed_us < (MTCP_BITRATE_HOLD_US << c->backoff))
     return FALSE;
-  }
-  if (c->above_since_us == 0)
-    c->above_since_us = now_us;
-  if (now_us - c->above_since_us < MTCP_BITRATE_HOLD_US ||
-      now_us - c->raised_us < MTCP_BITRATE_HOLD_US / 2)
-    return FALSE;
-  c->raised_us = now_us;
-  return set (c, (guint64) MIN (fair, c->bps + MAX (c->bps *
-              MTCP_BITRATE_STEP_UP, (fair - c->bps) * MTCP_BITRATE_APPROACH)),
-      "the estimate held room above", bps);
+  /* the estimate shows room: towards its share, at most a doubling */
+  if (fair >= c->bps * UP_MARGIN)
+    return set (c, now_us, (guint64) MIN (fair, c->bps * 2.0),
+        "the estimate shows room", bps);
+  /* a stream that fills less than the path shows no room: probe for it */
+  if (!path_limited)
+    return set (c, now_us, (guint64) (c->bps * (1 + MTCP_BITRATE_PROBE)),
+        "nothing waits: probing", bps);
+  return FALSE;
 }
 
 guint64

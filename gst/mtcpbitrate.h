@@ -1,9 +1,15 @@
 /* The encoder's bitrate from the sink's bandwidth estimate (issue 24;
  * MULTFRC, seed 002: the video's rate is what the connections achieve
- * together). Down at once to a share of the estimate when it falls below
- * what the encoder makes; up by a step at a time, and only after the
- * estimate held above it with headroom for a while; the least while the
- * path is dark, so that the stream starts low when it comes back.
+ * together). Down at once to a share of the estimate when the path, not
+ * the stream, limits it and it falls below what the encoder makes. Up only
+ * after a hold since the last change: towards the estimate's share when it
+ * shows room (at most doubling), else, while nothing waits, by a probe
+ * step, because a stream that sends less than the path carries never
+ * measures what the path would carry (TCP's windows stop growing when the
+ * application is the limit). A step up followed by a step down within 3 s
+ * failed: the hold doubles, up to 8 holds, so a stream at the path's rate
+ * probes seldom. The least while the path is dark, so that the stream
+ * starts low when it comes back.
  *
  * No locking inside: the owner serialises calls. */
 #ifndef __MTCP_BITRATE_H__
@@ -23,12 +29,10 @@ typedef struct {
 /* the share of the estimate the encoder gets: the rest absorbs a
  * keyframe's burst and the estimate's error */
 #define MTCP_BITRATE_SHARE 0.8
-/* up only after the estimate held above the bitrate this long */
-#define MTCP_BITRATE_HOLD_US (2 * G_USEC_PER_SEC)
-/* then a step a second: this share of the way to the estimate's share,
- * or of the bitrate if more */
-#define MTCP_BITRATE_APPROACH 0.3
-#define MTCP_BITRATE_STEP_UP 0.15
+/* no step up sooner than this after a change (doubled per failed step) */
+#define MTCP_BITRATE_HOLD_US (1 * G_USEC_PER_SEC)
+/* a probe step: this share of the bitrate */
+#define MTCP_BITRATE_PROBE 0.25
 
 MtcpBitrateControl *mtcp_bitrate_control_new (const MtcpBitrateBounds *
     bounds, guint64 start_bps);

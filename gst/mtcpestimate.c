@@ -32,6 +32,7 @@ struct _MtcpRateEstimate {
   gboolean known;
   gboolean path_limited;
   guint64 told_bps;
+  gboolean told_limited;
   gint64 told_us;
 };
 
@@ -96,6 +97,8 @@ mtcp_rate_estimate_update (MtcpRateEstimate * e, gint64 now_us,
     gdouble waited_us = drain > 0 ? s->waiting_bytes * 8.0 *
         G_USEC_PER_SEC / drain : (s->waiting_bytes ? G_MAXDOUBLE : 0);
 
+    waited_us += MAX (s->queued_us, 0);
+
     e->path_limited = waited_us > WAIT_LIMITED_US;
     raw = e->path_limited ? delivered : MAX (delivered, (gdouble)
         s->window_bps);
@@ -110,8 +113,9 @@ mtcp_rate_estimate_update (MtcpRateEstimate * e, gint64 now_us,
               (gdouble) (now_us - e->last_us) / RISE_US));
     e->known = TRUE;
     GST_LOG ("delivered %.0f bit/s, windows %" G_GUINT64_FORMAT " bit/s, %"
-        G_GUINT64_FORMAT " bytes waiting%s: %.0f bit/s", delivered,
-        s->window_bps, s->waiting_bytes, s->dark ? ", dark" : "", e->bps);
+        G_GUINT64_FORMAT " bytes waiting, %" G_GINT64_FORMAT " us queued in "
+        "the path%s: %.0f bit/s", delivered, s->window_bps, s->waiting_bytes,
+        s->queued_us, s->dark ? ", dark" : "", e->bps);
   }
   e->history[e->head] = (Point) {
   now_us, s->bytes_acked};
@@ -123,13 +127,15 @@ mtcp_rate_estimate_update (MtcpRateEstimate * e, gint64 now_us,
 
   tell = e->told_us == 0 || now_us - e->told_us >= MTCP_ESTIMATE_TELL_US ||
       ABS (e->bps - (gdouble) e->told_bps) >
-      MTCP_ESTIMATE_CHANGE * (gdouble) e->told_bps;
+      MTCP_ESTIMATE_CHANGE * (gdouble) e->told_bps ||
+      e->path_limited != e->told_limited;
   if (tell) {
     if (e->told_bps != (guint64) e->bps)
       GST_DEBUG ("estimate %" G_GUINT64_FORMAT " -> %.0f bit/s (%s)",
           e->told_bps, e->bps, s->dark ? "dark" : e->path_limited ?
           "the path limits" : "the stream limits");
     e->told_bps = (guint64) e->bps;
+    e->told_limited = e->path_limited;
     e->told_us = now_us;
   }
   return tell;

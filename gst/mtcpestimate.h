@@ -6,7 +6,9 @@
  * would send if the stream gave it more), and what waits to be sent.
  *
  * While more waits than the sockets drain in 150 ms (at what they
- * delivered or their windows carry, whichever is more), the path is the
+ * delivered or their windows carry, whichever is more; the path's own
+ * queue counted in, which is where a stream above its rate waits when the
+ * windows are large), the path is the
  * limit and the estimate is what it delivered over the last half second;
  * otherwise the stream
  * is the limit and the estimate is the larger of that and the windows.
@@ -30,6 +32,9 @@ typedef struct {
   guint64 waiting_bytes;        /* the session's queue and its sockets'
                                  * unsent bytes */
   gboolean dark;                /* no ACK for long on every busy connection */
+  gint64 queued_us;             /* what the path's own queue holds: the least
+                                 * of RTT over least RTT among connections
+                                 * with data in flight */
 } MtcpRateSample;
 
 /* the span the delivered rate is measured over */
@@ -43,8 +48,9 @@ MtcpRateEstimate *mtcp_rate_estimate_new (void);
 void mtcp_rate_estimate_free (MtcpRateEstimate * estimate);
 
 /* One measurement at @now_us (monotonic). TRUE when the estimate should be
- * told now: it moved by MTCP_ESTIMATE_CHANGE since it was last told, or
- * MTCP_ESTIMATE_TELL_US passed. */
+ * told now: it moved by MTCP_ESTIMATE_CHANGE since it was last told, the
+ * path became or stopped being the limit, or MTCP_ESTIMATE_TELL_US
+ * passed. */
 gboolean mtcp_rate_estimate_update (MtcpRateEstimate * estimate,
     gint64 now_us, const MtcpRateSample * sample);
 /* bits/s; 0 until the first span was measured, and while dark */

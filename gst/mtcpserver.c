@@ -1755,15 +1755,16 @@ session_transit_us (ServerSession * sess)
 }
 
 /* server->lock held. Feeds the session's bandwidth estimate with what its
- * connections delivered, their windows (TCP_INFO just read) and what
- * waits; dark from @path; a significant change is told after the lock
+ * connections delivered, their windows (TCP_INFO just read), what waits
+ * here and how long the path's queue holds it; dark from @path; a significant change is told after the lock
  * (server_unlock). */
 static void
 session_estimate (MtcpServer * server, ServerSession * sess,
     const MtcpRepairPath * path)
 {
-  MtcpRateSample sample = { sess->closed_acked, 0, 0, path->dark };
+  MtcpRateSample sample = { sess->closed_acked, 0, 0, path->dark, 0 };
   MtcpQueueSessionStats qst;
+  gint64 queued_us = G_MAXINT64;
   guint i;
 
   mtcp_send_queue_session_stats (server->queue, sess->qs, &qst);
@@ -1774,6 +1775,8 @@ session_estimate (MtcpServer * server, ServerSession * sess,
 
     sample.bytes_acked += info->bytes_acked;
     sample.waiting_bytes += sc->conn->out_bytes + info->notsent_bytes;
+    if (info->unacked > 0 && info->min_rtt_us > 0)
+      queued_us = MIN (queued_us, (gint64) info->rtt_us - info->min_rtt_us);
     if (sc->conn->out_bytes + info->notsent_bytes > 0) {
       /* it has more than it sends: whatever holds it back (its window,
        * the receiver's), what it delivers is what it can */
@@ -1788,6 +1791,8 @@ session_estimate (MtcpServer * server, ServerSession * sess,
       sample.window_bps += window * 8;
     }
   }
+  if (queued_us != G_MAXINT64)
+    sample.queued_us = queued_us;
   for (i = 0; i < sess->retiring->len; i++) {
     ServerConn *sc = g_ptr_array_index (sess->retiring, i);
     mtcp_tcp_info_read (sc->conn->socket, &sc->info);

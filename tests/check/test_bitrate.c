@@ -1,5 +1,6 @@
 /* The encoder's bitrate from the bandwidth estimate (gst/mtcpbitrate.c),
- * fed with estimate traces: down at once, up slowly, the least when dark,
+ * fed with estimate traces: down at once, up after a hold (towards the
+ * estimate's share, or a probe that backs off), the least when dark,
  * never outside the bounds, no change for noise. */
 #include <gst/check/gstcheck.h>
 
@@ -69,30 +70,81 @@ GST_START_TEST (test_down_at_once)
 
 GST_END_TEST;
 
-/* Back up: nothing for the hold time, then a step a second, a share of
- * the way to the estimate's share (at least 15% of the bitrate), never
- * past it, never above max. */
-GST_START_TEST (test_up_slowly_after_a_hold)
+/* Back up, with the estimate showing room: nothing for the hold (1 s
+ * after the last change), then towards the estimate's share, at most a
+ * doubling a step, never past the share, never above max. */
+GST_START_TEST (test_up_after_a_hold_towards_the_share)
 {
   Run r;
-  guint64 before;
 
   run_init (&r, 300000, 4000000, 1000000);
-  feed (&r, 1.5, 3000000);
-  fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 1000000);
-  before = mtcp_bitrate_control_bps (r.c);
-  feed (&r, 1, 3000000);
-  /* 1.0 + 0.3 x (2.4 - 1.0) */
-  fail_unless (mbps (&r) > 1.41 && mbps (&r) < 1.43, "%f", mbps (&r));
-  fail_unless (mtcp_bitrate_control_bps (r.c) > before);
+  feed (&r, 0.5, 1000000);
+  fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 800000);
+  feed (&r, 0.5, 6000000);
+  fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 800000);
+  feed (&r, 0.5, 6000000);
+  /* at most twice the bitrate in a step */
+  fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 1600000);
   feed (&r, 0.5, 3000000);
-  fail_unless (mbps (&r) < 1.43, "two steps in a second: %f", mbps (&r));
-  /* it stops within a tenth of the estimate's share (2.4) */
+  fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 1600000);
+  /* the estimate's share (2.4), not past it */
+  feed (&r, 0.5, 3000000);
+  fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 2400000);
   feed (&r, 20, 3000000);
-  fail_unless (mbps (&r) > 2.4 / 1.1 && mbps (&r) <= 2.4, "%f", mbps (&r));
-  fail_unless (r.changes <= 8, "%u changes", r.changes);
-  feed (&r, 30, 100000000);
+  fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 2400000);
+  fail_unless_equals_int (r.changes, 3);
+  feed (&r, 5, 100000000);
   fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 4000000);
+  mtcp_bitrate_control_free (r.c);
+}
+
+GST_END_TEST;
+
+/* A stream below what the path carries measures no more than itself:
+ * while nothing waits, it probes up by a quarter a hold; a probe the path
+ * refuses (down within 3 s) doubles the hold, so a stream at the path's
+ * rate probes seldom. */
+GST_START_TEST (test_probes_while_nothing_waits_and_backs_off)
+{
+  Run r;
+  guint before;
+
+  run_init (&r, 300000, 4000000, 1000000);
+  feed_limited (&r, 0.5, 1000000, FALSE);
+  fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 1250000);
+  feed_limited (&r, 0.5, 1250000, FALSE);
+  fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 1250000);
+  feed_limited (&r, 0.5, 1250000, FALSE);
+  fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 1562500);
+  /* the path carries 1.5 Mbit/s: the probe failed, down to its share */
+  feed_limited (&r, 0.5, 1500000, TRUE);
+  fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 1200000);
+  /* the next probe waits two holds, the one after four */
+  feed_limited (&r, 1.5, 1500000, FALSE);
+  fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 1200000);
+  feed_limited (&r, 0.5, 1500000, FALSE);
+  fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 1500000);
+  feed_limited (&r, 0.5, 1500000, TRUE);
+  fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 1200000);
+  before = r.changes;
+  feed_limited (&r, 3.5, 1500000, FALSE);
+  fail_unless_equals_int (r.changes, before);
+  feed_limited (&r, 0.5, 1500000, FALSE);
+  fail_unless_equals_int (r.changes, before + 1);
+  /* over a minute at the path's rate: a probe every 8 s at most */
+  before = r.changes;
+  {
+    guint i;
+    for (i = 0; i < 120; i++)
+      feed_limited (&r, 0.5, 1500000, mtcp_bitrate_control_bps (r.c) >
+          1300000);
+  }
+  fail_unless (r.changes - before <= 2 * (60 / 8 + 1), "%u changes",
+      r.changes - before);
+  fail_unless (mtcp_bitrate_control_bps (r.c) >= 1200000);
+  /* a step up that held 3 s was not refused: back to one hold */
+  feed_limited (&r, 10, 3000000, FALSE);
+  fail_unless (mbps (&r) > 2.3, "%f", mbps (&r));
   mtcp_bitrate_control_free (r.c);
 }
 
@@ -115,7 +167,8 @@ GST_START_TEST (test_noise_changes_nothing)
 GST_END_TEST;
 
 /* A thin stream (its estimate low because it sends little, not because
- * the path limits it): no reason to go down; only the path's is. */
+ * the path limits it): no reason to go down; only the path's is. At max
+ * there is nothing to probe for. */
 GST_START_TEST (test_stream_limited_estimate_is_a_floor)
 {
   Run r;
@@ -130,7 +183,8 @@ GST_START_TEST (test_stream_limited_estimate_is_a_floor)
 
 GST_END_TEST;
 
-/* Dark: the least at once; back: up from there, slowly. */
+/* Dark: the least at once; back: up from there by doublings, each after
+ * a hold, so the top comes in a few seconds, not at once. */
 GST_START_TEST (test_outage_starts_low)
 {
   Run r;
@@ -139,12 +193,14 @@ GST_START_TEST (test_outage_starts_low)
   feed (&r, 2, 6000000);
   feed (&r, 0.5, 0);
   fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 300000);
-  feed (&r, 1.5, 6000000);
-  fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 300000);
+  feed (&r, 0.5, 0);
+  feed (&r, 0.5, 6000000);
+  fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 600000);
+  feed (&r, 0.5, 6000000);
+  fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 600000);
+  feed (&r, 2, 6000000);
+  fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 2400000);
   feed (&r, 1, 6000000);
-  fail_unless (mbps (&r) > 0.3 && mbps (&r) < 2.0, "%f", mbps (&r));
-  /* a few seconds of steps to the top, not a jump */
-  feed (&r, 10, 6000000);
   fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 4000000);
   /* an estimate below min: min */
   feed (&r, 0.5, 100000);
@@ -162,7 +218,8 @@ bitrate_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_down_at_once);
-  tcase_add_test (tc, test_up_slowly_after_a_hold);
+  tcase_add_test (tc, test_up_after_a_hold_towards_the_share);
+  tcase_add_test (tc, test_probes_while_nothing_waits_and_backs_off);
   tcase_add_test (tc, test_noise_changes_nothing);
   tcase_add_test (tc, test_outage_starts_low);
   tcase_add_test (tc, test_stream_limited_estimate_is_a_floor);

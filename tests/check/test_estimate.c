@@ -12,6 +12,7 @@ typedef struct {
   gint64 now_us;
   guint64 acked;
   guint told;
+  gint64 queued_us;             /* in the path's queue, from its RTTs */
 } Trace;
 
 static void
@@ -21,6 +22,7 @@ trace_init (Trace * t)
   t->now_us = 1000 * G_USEC_PER_SEC;
   t->acked = 0;
   t->told = 0;
+  t->queued_us = 0;
 }
 
 /* @seconds of ticks at which the path delivers @delivered_bps, the
@@ -32,7 +34,7 @@ run (Trace * t, gdouble seconds, guint64 delivered_bps, guint64 window_bps,
   gint64 end = t->now_us + (gint64) (seconds * G_USEC_PER_SEC);
 
   while (t->now_us < end) {
-    MtcpRateSample s = { 0, window_bps, waiting, dark };
+    MtcpRateSample s = { 0, window_bps, waiting, dark, t->queued_us };
     t->now_us += TICK_US;
     t->acked += delivered_bps / 8 * TICK_US / G_USEC_PER_SEC;
     s.bytes_acked = t->acked;
@@ -127,8 +129,31 @@ GST_START_TEST (test_keyframe_behind_thin_stream_is_not_the_path)
 
 GST_END_TEST;
 
-/* Told when it moves by a fifth, and once a second otherwise: not at
- * every tick. */
+/* Nothing waits at the sink, but the path's queue holds 300 ms (large
+ * windows move the backlog into the network): the path is the limit, the
+ * estimate what arrives, not the windows. */
+GST_START_TEST (test_queue_in_the_path_is_waiting)
+{
+  Trace t;
+
+  trace_init (&t);
+  run (&t, 2, 2000000, 5000000, 0, FALSE);
+  fail_if (mtcp_rate_estimate_path_limited (t.e));
+  t.queued_us = 300 * G_TIME_SPAN_MILLISECOND;
+  run (&t, 1, 2000000, 5000000, 0, FALSE);
+  fail_unless (mtcp_rate_estimate_path_limited (t.e));
+  fail_unless (mbps (&t) > 1.9 && mbps (&t) < 2.1, "%f", mbps (&t));
+  /* what a smoothed RTT wobbles by is no queue */
+  t.queued_us = 40 * G_TIME_SPAN_MILLISECOND;
+  run (&t, 1, 2000000, 5000000, 0, FALSE);
+  fail_if (mtcp_rate_estimate_path_limited (t.e));
+  mtcp_rate_estimate_free (t.e);
+}
+
+GST_END_TEST;
+
+/* Told when it moves by a fifth or the limit changes sides, and once a
+ * second otherwise: not at every tick. */
 GST_START_TEST (test_told_on_change_and_every_second)
 {
   Trace t;
@@ -141,6 +166,15 @@ GST_START_TEST (test_told_on_change_and_every_second)
   run (&t, 10, 2000000, 2000000, 300000, FALSE);
   fail_unless (t.told - told >= 9 && t.told - told <= 11, "%u",
       t.told - told);
+  /* the stream becomes the limit at the same rate: told at that tick,
+   * because the encoder's control acts on it */
+  told = t.told;
+  run (&t, 0.1, 2000000, 2000000, 0, FALSE);
+  fail_if (mtcp_rate_estimate_path_limited (t.e));
+  fail_unless_equals_int (t.told, told + 1);
+  run (&t, 0.1, 2000000, 2000000, 300000, FALSE);
+  fail_unless (mtcp_rate_estimate_path_limited (t.e));
+  fail_unless_equals_int (t.told, told + 2);
   mtcp_rate_estimate_free (t.e);
 }
 
@@ -152,7 +186,7 @@ GST_END_TEST;
 GST_START_TEST (test_odd_input_ignored)
 {
   Trace t;
-  MtcpRateSample s = { 0, 1000000, 0, FALSE };
+  MtcpRateSample s = { 0, 1000000, 0, FALSE, 0 };
 
   trace_init (&t);
   run (&t, 2, 2000000, 2000000, 300000, FALSE);
@@ -177,6 +211,7 @@ estimate_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_path_limited_is_what_arrives);
+  tcase_add_test (tc, test_queue_in_the_path_is_waiting);
   tcase_add_test (tc, test_stream_limited_climbs_to_the_windows);
   tcase_add_test (tc, test_drop_and_outage_followed_at_once);
   tcase_add_test (tc, test_told_on_change_and_every_second);
