@@ -19,12 +19,15 @@
 #endif
 
 #include "gstmultitcpsink.h"
+#include "mtcpuri.h"
 
 GST_DEBUG_CATEGORY_STATIC (multitcpsink_debug);
 #define GST_CAT_DEFAULT multitcpsink_debug
 
 #define DEFAULT_HOST "0.0.0.0"
 #define DEFAULT_PORT 5600
+#define DEFAULT_MODE GST_MULTI_TCP_MODE_LISTENER
+#define DEFAULT_RETRY 30
 #define DEFAULT_SCHEDULER MTCP_SCHEDULER_DYNAMIC
 #define DEFAULT_MAX_SESSION_BYTES (32 * 1024 * 1024)
 #define DEFAULT_MAX_SESSION_LAG (5 * GST_SECOND)
@@ -82,6 +85,9 @@ enum {
   PROP_BITRATE_FOLLOWS,
   PROP_MIN_BITRATE,
   PROP_MAX_BITRATE,
+  PROP_MODE,
+  PROP_RETRY,
+  PROP_URI,
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -146,11 +152,18 @@ gst_multi_tcp_bitrate_follows_get_type (void)
 }
 
 #define gst_multi_tcp_sink_parent_class parent_class
-G_DEFINE_TYPE (GstMultiTcpSink, gst_multi_tcp_sink, GST_TYPE_BASE_SINK);
+static void gst_multi_tcp_sink_uri_handler_init (gpointer iface,
+    gpointer iface_data);
+
+G_DEFINE_TYPE_WITH_CODE (GstMultiTcpSink, gst_multi_tcp_sink,
+    GST_TYPE_BASE_SINK, G_IMPLEMENT_INTERFACE (GST_TYPE_URI_HANDLER,
+        gst_multi_tcp_sink_uri_handler_init));
 
 static void
 gst_multi_tcp_sink_init (GstMultiTcpSink * self)
 {
+  self->mode = DEFAULT_MODE;
+  self->retry = DEFAULT_RETRY;
   self->host = g_strdup (DEFAULT_HOST);
   self->port = DEFAULT_PORT;
   self->scheduler = DEFAULT_SCHEDULER;
@@ -215,6 +228,22 @@ gst_multi_tcp_sink_set_property (GObject * object, guint prop_id,
       g_free (self->host);
       self->host = g_value_dup_string (value);
       break;
+    case PROP_MODE:
+      self->mode = g_value_get_enum (value);
+      break;
+    case PROP_RETRY:
+      self->retry = g_value_get_uint (value);
+      break;
+    case PROP_URI:{
+      GError *err = NULL;
+      const gchar *uri = g_value_get_string (value);
+      GST_OBJECT_UNLOCK (self);
+      if (uri && !gst_multi_tcp_uri_apply (GST_ELEMENT (self), uri, &err)) {
+        GST_WARNING_OBJECT (self, "%s", err->message);
+        g_error_free (err);
+      }
+      return;
+    }
     case PROP_PORT:
       self->port = g_value_get_int (value);
       break;
@@ -350,6 +379,16 @@ gst_multi_tcp_sink_get_property (GObject * object, guint prop_id,
     case PROP_HOST:
       g_value_set_string (value, self->host);
       break;
+    case PROP_MODE:
+      g_value_set_enum (value, self->mode);
+      break;
+    case PROP_RETRY:
+      g_value_set_uint (value, self->retry);
+      break;
+    case PROP_URI:
+      GST_OBJECT_UNLOCK (self);
+      g_value_take_string (value, gst_multi_tcp_uri_get (GST_ELEMENT (self)));
+      return;
     case PROP_PORT:
       g_value_set_int (value, self->port);
       break;
@@ -437,7 +476,24 @@ on_server_warning (const gchar * message, gpointer user_data)
 {
   GstMultiTcpSink *self = user_data;
   gint64 now = g_get_monotonic_time ();
+  MtcpServer *server;
+  gchar *gave_up;
 
+  GST_OBJECT_LOCK (self);
+  server = self->server ? mtcp_server_ref (self->server) : NULL;
+  GST_OBJECT_UNLOCK (self);
+  gave_up = server ? mtcp_server_gave_up (server) : NULL;
+  if (server)
+    mtcp_server_unref (server);
+  if (gave_up) {
+    /* a caller that cannot reach its receiver: render fails from now on */
+    if (!g_atomic_int_exchange (&self->gave_up_posted, TRUE))
+      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE, ("Could not reach the "
+              "receiver (retry=%u attempts failed)", self->retry), ("%s",
+              gave_up));
+    g_free (gave_up);
+    return;
+  }
   if (now - self->last_warning_us < G_USEC_PER_SEC)
     return;
   self->last_warning_us = now;
@@ -579,6 +635,16 @@ gst_multi_tcp_sink_start (GstBaseSink * bsink)
   MtcpServer *server;
 
   GST_OBJECT_LOCK (self);
+  config.caller = self->mode == GST_MULTI_TCP_MODE_CALLER;
+  config.retry = self->retry;
+  if (config.caller && (self->host == NULL || *self->host == '\0' ||
+          g_str_equal (self->host, "0.0.0.0") || self->port == 0)) {
+    GST_OBJECT_UNLOCK (self);
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("mode=caller needs the "
+            "receiver's host and port"), ("host=%s port=%u", self->host,
+            self->port));
+    return FALSE;
+  }
   config.host = g_strdup (self->host);
   config.port = self->port;
   config.scheduler = self->scheduler;
@@ -618,8 +684,9 @@ gst_multi_tcp_sink_start (GstBaseSink * bsink)
   g_free (config.congestion_control);
   if (!mtcp_server_start (server, &err)) {
     GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ_WRITE,
-        ("Could not listen on %s:%u", config.host ? config.host : "*",
-            config.port), ("%s", err->message));
+        ("Could not %s %s:%u", config.caller ? "dial" : "listen on",
+            config.host ? config.host : "*", config.port), ("%s",
+            err->message));
     g_free (config.host);
     g_error_free (err);
     mtcp_server_unref (server);
@@ -631,8 +698,10 @@ gst_multi_tcp_sink_start (GstBaseSink * bsink)
   self->server = server;
   self->current_port = mtcp_server_get_port (server);
   self->upstream_live = -1;
+  g_atomic_int_set (&self->gave_up_posted, FALSE);
   GST_OBJECT_UNLOCK (self);
-  GST_INFO_OBJECT (self, "listening on port %u", self->current_port);
+  GST_INFO_OBJECT (self, "%s port %u", config.caller ? "dialing" :
+      "listening on", self->current_port);
   g_object_notify (G_OBJECT (self), "current-port");
   return TRUE;
 }
@@ -704,6 +773,8 @@ gst_multi_tcp_sink_render (GstBaseSink * bsink, GstBuffer * buf)
     dts = gst_segment_to_running_time (segment, GST_FORMAT_TIME,
         GST_BUFFER_DTS (buf));
   }
+  if (g_atomic_int_get (&self->gave_up_posted))
+    return GST_FLOW_ERROR;      /* posted by on_server_warning () */
   if (!mtcp_server_push_buffer (self->server, buf, pts, dts,
           GST_BUFFER_DURATION (buf), upstream_is_live (self)))
     return GST_FLOW_FLUSHING;
@@ -742,6 +813,45 @@ gst_multi_tcp_sink_unlock_stop (GstBaseSink * bsink)
   return TRUE;
 }
 
+/* ---- GstURIHandler: multitcp:// (gstmultitcpuri.h) ---- */
+
+static GstURIType
+gst_multi_tcp_sink_uri_get_type (GType type)
+{
+  return GST_URI_SINK;
+}
+
+static const gchar *const *
+gst_multi_tcp_sink_uri_get_protocols (GType type)
+{
+  static const gchar *protocols[] = { MTCP_URI_SCHEME, NULL };
+  return protocols;
+}
+
+static gchar *
+gst_multi_tcp_sink_uri_get_uri (GstURIHandler * handler)
+{
+  return gst_multi_tcp_uri_get (GST_ELEMENT (handler));
+}
+
+static gboolean
+gst_multi_tcp_sink_uri_set_uri (GstURIHandler * handler, const gchar * uri,
+    GError ** error)
+{
+  return gst_multi_tcp_uri_apply (GST_ELEMENT (handler), uri, error);
+}
+
+static void
+gst_multi_tcp_sink_uri_handler_init (gpointer g_iface, gpointer iface_data)
+{
+  GstURIHandlerInterface *iface = g_iface;
+
+  iface->get_type = gst_multi_tcp_sink_uri_get_type;
+  iface->get_protocols = gst_multi_tcp_sink_uri_get_protocols;
+  iface->get_uri = gst_multi_tcp_sink_uri_get_uri;
+  iface->set_uri = gst_multi_tcp_sink_uri_set_uri;
+}
+
 static void
 gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
 {
@@ -756,14 +866,35 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
   gobject_class->get_property = gst_multi_tcp_sink_get_property;
   gobject_class->finalize = gst_multi_tcp_sink_finalize;
 
+  g_object_class_install_property (gobject_class, PROP_MODE,
+      g_param_spec_enum ("mode", "Mode",
+          "listener: receivers dial host:port; caller: dial the receiver "
+          "(multitcpsrc mode=listener) at host:port, all of its connections, "
+          "as many as it asks for (a camera behind NAT dials out)",
+          GST_TYPE_MULTI_TCP_MODE, DEFAULT_MODE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_HOST,
       g_param_spec_string ("host", "Host",
-          "Address to listen on (0.0.0.0 = every IPv4 interface)",
-          DEFAULT_HOST, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+          "listener: the address to listen on (0.0.0.0 = every IPv4 "
+          "interface); caller: the receiver's host", DEFAULT_HOST,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_PORT,
       g_param_spec_int ("port", "Port",
-          "Port to listen on (0 = pick a free port, see current-port)",
-          0, G_MAXUINT16, DEFAULT_PORT,
+          "listener: the port to listen on (0 = pick a free port, see "
+          "current-port); caller: the receiver's port", 0, G_MAXUINT16,
+          DEFAULT_PORT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_RETRY,
+      g_param_spec_uint ("retry", "Retry",
+          "caller: failed dials in a row (with backoff and jitter, up to 5 s "
+          "apart) before the sink gives up with an error; 0 = give up at the "
+          "first failure, G_MAXUINT (4294967295) = never give up", 0,
+          G_MAXUINT, DEFAULT_RETRY,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_URI,
+      g_param_spec_string ("uri", "URI",
+          "multitcp://host:port to dial a listening receiver, "
+          "multitcp://:port to listen; other properties as query keys "
+          "(multitcp://cam.example:5600?passphrase=...&latency=...)", NULL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_CURRENT_PORT,
       g_param_spec_int ("current-port", "Current port",

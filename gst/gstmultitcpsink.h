@@ -4,6 +4,8 @@
 #include <gst/gst.h>
 #include <gst/base/gstbasesink.h>
 
+#include "gstmultitcpuri.h"
+
 #include "mtcpserver.h"
 #include "mtcpbitrate.h"
 #include "mtcpencoder.h"
@@ -28,8 +30,10 @@ struct _GstMultiTcpSink {
   GstBaseSink parent;
 
   /* properties, under the object lock */
+  GstMultiTcpMode mode;
   gchar *host;
   guint port;
+  guint retry;
   MtcpScheduler scheduler;
   guint64 max_session_bytes;
   guint64 max_session_lag;
@@ -57,6 +61,7 @@ struct _GstMultiTcpSink {
   guint current_port;
   gint upstream_live;           /* -1 unknown, 0, 1 */
   gint64 last_warning_us;
+  gint gave_up_posted;          /* atomic: a caller gave up, error posted */
 
   /* bitrate-control=encoder: the I/O thread's estimate callback drives it
    * (stop frees it once that thread is gone); stats read it */

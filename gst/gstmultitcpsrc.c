@@ -22,12 +22,14 @@
 
 #include "gstmultitcpsrc.h"
 #include "mtcpprotocol.h"
+#include "mtcpuri.h"
 
 GST_DEBUG_CATEGORY_STATIC (multitcpsrc_debug);
 #define GST_CAT_DEFAULT multitcpsrc_debug
 
 #define DEFAULT_HOST "localhost"
 #define DEFAULT_PORT 5600
+#define DEFAULT_MODE GST_MULTI_TCP_MODE_CALLER
 /* ParS's count from the path's RTT and loss: fixed 5 lost most frames on
  * long lossy and cellular paths where this lost few (docs/benchmarks.md) */
 #define DEFAULT_CONNECTIONS 0
@@ -93,6 +95,9 @@ enum {
   PROP_TLS_VALIDATION_FLAGS,
   PROP_TLS_SERVER_NAME,
   PROP_DRIFT_CORRECTION,
+  PROP_MODE,
+  PROP_CURRENT_PORT,
+  PROP_URI,
 };
 
 #define GST_TYPE_MULTI_TCP_WINDOW_CONTROL (gst_multi_tcp_window_control_get_type ())
@@ -136,11 +141,17 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
 
 #define gst_multi_tcp_src_parent_class parent_class
-G_DEFINE_TYPE (GstMultiTcpSrc, gst_multi_tcp_src, GST_TYPE_PUSH_SRC);
+static void gst_multi_tcp_src_uri_handler_init (gpointer iface,
+    gpointer iface_data);
+
+G_DEFINE_TYPE_WITH_CODE (GstMultiTcpSrc, gst_multi_tcp_src,
+    GST_TYPE_PUSH_SRC, G_IMPLEMENT_INTERFACE (GST_TYPE_URI_HANDLER,
+        gst_multi_tcp_src_uri_handler_init));
 
 static void
 gst_multi_tcp_src_init (GstMultiTcpSrc * self)
 {
+  self->mode = DEFAULT_MODE;
   self->host = g_strdup (DEFAULT_HOST);
   self->port = DEFAULT_PORT;
   self->connections = DEFAULT_CONNECTIONS;
@@ -202,6 +213,19 @@ gst_multi_tcp_src_set_property (GObject * object, guint prop_id,
       g_free (self->host);
       self->host = g_value_dup_string (value);
       break;
+    case PROP_MODE:
+      self->mode = g_value_get_enum (value);
+      break;
+    case PROP_URI:{
+      GError *err = NULL;
+      const gchar *uri = g_value_get_string (value);
+      GST_OBJECT_UNLOCK (self);
+      if (uri && !gst_multi_tcp_uri_apply (GST_ELEMENT (self), uri, &err)) {
+        GST_WARNING_OBJECT (self, "%s", err->message);
+        g_error_free (err);
+      }
+      return;
+    }
     case PROP_PORT:
       self->port = g_value_get_int (value);
       break;
@@ -331,6 +355,16 @@ gst_multi_tcp_src_get_property (GObject * object, guint prop_id,
     case PROP_HOST:
       g_value_set_string (value, self->host);
       break;
+    case PROP_MODE:
+      g_value_set_enum (value, self->mode);
+      break;
+    case PROP_CURRENT_PORT:
+      g_value_set_int (value, self->current_port);
+      break;
+    case PROP_URI:
+      GST_OBJECT_UNLOCK (self);
+      g_value_take_string (value, gst_multi_tcp_uri_get (GST_ELEMENT (self)));
+      return;
     case PROP_PORT:
       g_value_set_int (value, self->port);
       break;
@@ -447,6 +481,13 @@ gst_multi_tcp_src_start (GstBaseSrc * bsrc)
   GError *err = NULL;
 
   GST_OBJECT_LOCK (self);
+  config.listener = self->mode == GST_MULTI_TCP_MODE_LISTENER;
+  if (!config.listener && self->port == 0) {
+    GST_OBJECT_UNLOCK (self);
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("port=0: a caller needs "
+            "the sink's port"), (NULL));
+    return FALSE;
+  }
   config.host = g_strdup (self->host);
   config.port = self->port;
   config.connections = self->connections;
@@ -481,23 +522,36 @@ gst_multi_tcp_src_start (GstBaseSrc * bsrc)
     if (g_error_matches (err, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
       GST_DEBUG_OBJECT (self, "connecting cancelled");
     } else {
-      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
-          ("Could not connect to multitcpsink at %s:%u", config.host,
-              config.port), ("%s", err->message));
+      if (config.listener)
+        GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
+            ("Could not listen on %s:%u", config.host, config.port), ("%s",
+                err->message));
+      else
+        GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
+            ("Could not connect to multitcpsink at %s:%u", config.host,
+                config.port), ("%s", err->message));
     }
     g_error_free (err);
     g_free (config.host);
     mtcp_client_free (client);
     return FALSE;
   }
-  GST_INFO_OBJECT (self, "session %s with %s:%u, %u connections, latency %u ms",
-      mtcp_client_get_session_id (client), config.host, config.port,
-      config.connections, (guint) (config.latency / GST_MSECOND));
+  if (config.listener)
+    GST_INFO_OBJECT (self, "listening on %s:%u for a sink's calls, latency "
+        "%u ms", config.host, mtcp_client_get_port (client),
+        (guint) (config.latency / GST_MSECOND));
+  else
+    GST_INFO_OBJECT (self, "session %s with %s:%u, %u connections, latency "
+        "%u ms", mtcp_client_get_session_id (client), config.host,
+        config.port, config.connections,
+        (guint) (config.latency / GST_MSECOND));
   g_free (config.host);
 
   GST_OBJECT_LOCK (self);
   self->client = client;
+  self->current_port = mtcp_client_get_port (client);
   GST_OBJECT_UNLOCK (self);
+  g_object_notify (G_OBJECT (self), "current-port");
   return TRUE;
 }
 
@@ -510,6 +564,7 @@ gst_multi_tcp_src_stop (GstBaseSrc * bsrc)
   GST_OBJECT_LOCK (self);
   client = self->client;
   self->client = NULL;
+  self->current_port = 0;
   GST_OBJECT_UNLOCK (self);
   if (client)
     mtcp_client_free (client);
@@ -641,6 +696,45 @@ gst_multi_tcp_src_unlock_stop (GstBaseSrc * bsrc)
   return TRUE;
 }
 
+/* ---- GstURIHandler: multitcp:// (gstmultitcpuri.h) ---- */
+
+static GstURIType
+gst_multi_tcp_src_uri_get_type (GType type)
+{
+  return GST_URI_SRC;
+}
+
+static const gchar *const *
+gst_multi_tcp_src_uri_get_protocols (GType type)
+{
+  static const gchar *protocols[] = { MTCP_URI_SCHEME, NULL };
+  return protocols;
+}
+
+static gchar *
+gst_multi_tcp_src_uri_get_uri (GstURIHandler * handler)
+{
+  return gst_multi_tcp_uri_get (GST_ELEMENT (handler));
+}
+
+static gboolean
+gst_multi_tcp_src_uri_set_uri (GstURIHandler * handler, const gchar * uri,
+    GError ** error)
+{
+  return gst_multi_tcp_uri_apply (GST_ELEMENT (handler), uri, error);
+}
+
+static void
+gst_multi_tcp_src_uri_handler_init (gpointer g_iface, gpointer iface_data)
+{
+  GstURIHandlerInterface *iface = g_iface;
+
+  iface->get_type = gst_multi_tcp_src_uri_get_type;
+  iface->get_protocols = gst_multi_tcp_src_uri_get_protocols;
+  iface->get_uri = gst_multi_tcp_src_uri_get_uri;
+  iface->set_uri = gst_multi_tcp_src_uri_set_uri;
+}
+
 static void
 gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
 {
@@ -656,12 +750,33 @@ gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
   gobject_class->get_property = gst_multi_tcp_src_get_property;
   gobject_class->finalize = gst_multi_tcp_src_finalize;
 
+  g_object_class_install_property (gobject_class, PROP_MODE,
+      g_param_spec_enum ("mode", "Mode",
+          "caller: dial the multitcpsink at host:port; listener: listen on "
+          "host:port for a multitcpsink mode=caller (one stream; it dials as "
+          "many connections as this source asks for, and this source still "
+          "drives windows and the count)", GST_TYPE_MULTI_TCP_MODE,
+          DEFAULT_MODE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_HOST,
-      g_param_spec_string ("host", "Host", "The multitcpsink to connect to",
-          DEFAULT_HOST, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+      g_param_spec_string ("host", "Host", "caller: the multitcpsink to "
+          "connect to; listener: the address to listen on (0.0.0.0 = every "
+          "IPv4 interface)", DEFAULT_HOST,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_PORT,
-      g_param_spec_int ("port", "Port", "Its port", 1, G_MAXUINT16,
-          DEFAULT_PORT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+      g_param_spec_int ("port", "Port", "caller: the sink's port; listener: "
+          "the port to listen on (0 = pick a free one, see current-port)", 0,
+          G_MAXUINT16, DEFAULT_PORT,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_CURRENT_PORT,
+      g_param_spec_int ("current-port", "Current port",
+          "listener: the port listened on (0 when not listening)", 0,
+          G_MAXUINT16, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_URI,
+      g_param_spec_string ("uri", "URI",
+          "multitcp://host:port to dial a multitcpsink, multitcp://:port to "
+          "listen for one that dials; other properties as query keys "
+          "(multitcp://ingest.example:5600?latency=2000&passphrase=...)",
+          NULL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_CONNECTIONS,
       g_param_spec_uint ("connections", "Connections",
           "TCP connections in the session (with connection-control=fixed; "

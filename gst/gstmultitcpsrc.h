@@ -4,6 +4,7 @@
 #include <gst/gst.h>
 #include <gst/base/gstpushsrc.h>
 
+#include "gstmultitcpuri.h"
 #include "mtcpclient.h"
 
 G_BEGIN_DECLS
@@ -16,7 +17,9 @@ struct _GstMultiTcpSrc {
   GstPushSrc parent;
 
   /* properties, under the object lock */
+  GstMultiTcpMode mode;
   gchar *host;
+  guint current_port;
   guint port;
   guint connections;
   guint latency_ms;

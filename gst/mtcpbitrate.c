@@ -16,7 +16,7 @@ GST_DEBUG_CATEGORY_STATIC (mtcp_bitrate_debug);
 /* a step down this soon after a step up: that step up failed */
 #define FAILED_WITHIN_US (3 * G_USEC_PER_SEC)
 /* the hold doubles after each failed step up, to at most 2^this holds */
-#define MOST_BACKOFF 3
+#define MOST_BACKOFF 2
 
 struct _MtcpBitrateControl {
   MtcpBitrateBounds bounds;
@@ -83,9 +83,15 @@ mtcp_bitrate_control_update (MtcpBitrateControl * c, gint64 now_us,
   gdouble fair = estimate_bps * MTCP_BITRATE_SHARE;
 
   if (estimate_bps == 0) {
-    c->raised_us = 0;           /* the path went, not the step up */
+    /* the path went: no step up failed, and it comes back at one hold */
+    c->raised_us = 0;
+    c->backoff = 0;
     return set (c, now_us, c->bounds.min_bps, "the path is dark", bps);
   }
+  /* the last change was a step up that the path took: one hold again */
+  if (c->backoff > 0 && c->raised_us && c->changed_us == c->raised_us &&
+      now_us - c->raised_us >= FAILED_WITHIN_US)
+    c->backoff = 0;
   if (path_limited && fair < c->bps * DOWN_TOLERANCE)
     return set (c, now_us, (guint64) fair, "the path carries less", bps);
   if (now_us - c->changed_us < (MTCP_BITRATE_HOLD_US << c->backoff))

@@ -7,8 +7,8 @@
  * step, because a stream that sends less than the path carries never
  * measures what the path would carry (TCP's windows stop growing when the
  * application is the limit). A step up followed by a step down within 3 s
- * failed: the hold doubles, up to 8 holds, so a stream at the path's rate
- * probes seldom. The least while the path is dark, so that the stream
+ * failed: the hold doubles, up to 4 holds, so a stream at the path's rate
+ * probes seldom; one that held 3 s, or an outage, brings it back to one. The least while the path is dark, so that the stream
  * starts low when it comes back.
  *
  * No locking inside: the owner serialises calls. */

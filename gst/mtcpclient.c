@@ -14,6 +14,7 @@
 #include "mtcpmultfrc.h"
 #include "mtcppars.h"
 #include "mtcpskew.h"
+#include "mtcpconnector.h"
 
 #include <string.h>
 
@@ -44,6 +45,13 @@ GST_DEBUG_CATEGORY_STATIC (mtcp_client_debug);
 #define OUTAGE_WAIT_US (10 * G_USEC_PER_SEC)
 /* connections=0: the count until ParS has a loss rate (MultiTCP's default) */
 #define PARS_START_CONNECTIONS 5
+/* listener: calls not yet admitted at once (the oldest goes first: a
+ * stranger's idle calls cannot keep the sink out), and how long one may
+ * take (the passphrase's key derivation included) */
+#define LISTEN_MAX_PENDING 8
+#define LISTEN_HANDSHAKE_TIMEOUT_US (15 * G_USEC_PER_SEC)
+/* listener: the count the sink should dial is said again this often */
+#define WANT_REPEAT_US G_USEC_PER_SEC
 /* clock skew: minima of 1 s windows, a line through the last 60 */
 #define SKEW_WINDOW GST_SECOND
 #define SKEW_WINDOWS 60
@@ -102,6 +110,7 @@ typedef struct {
   guint64 buffers_received;
   guint window_bytes;           /* TCP_WINDOW_CLAMP we set, 0 = none */
   gboolean fresh;               /* asks for a new session: the old one is gone */
+  gboolean accepted;            /* the sink dialed it (we listen) */
   gboolean probe;               /* opened while every other one was silent */
   gint local;                   /* index into client->locals, -1 = any */
   /* the passphrase handshake on this connection */
@@ -120,7 +129,10 @@ struct _MtcpClient {
   MtcpClientStatsFunc stats_func;
   gpointer stats_data;
 
-  GSocketAddress *address;
+  GSocketAddress *address;      /* caller: the sink's */
+  MtcpConnector *connector;     /* listener: accepts the sink's calls */
+  guint want_told;              /* listener: the count the sink was asked */
+  gint64 want_told_us;          /* for, and when */
   guint8 session_id[MTCP_SESSION_ID_SIZE];
   gchar *session_str;
 
@@ -199,6 +211,7 @@ static MtcpOutFrame *answer_challenge (MtcpClient * client, ClientConn * cc,
     gboolean locked, const guint8 * body, gsize size, gchar ** err);
 static gboolean check_proof (MtcpClient * client, ClientConn * cc,
     const guint8 * body, gsize size, gchar ** err);
+static guint count_conns (MtcpClient * client, gboolean ready_only);
 static gboolean sink_may_welcome (MtcpClient * client, ClientConn * cc,
     gchar ** err);
 
@@ -279,6 +292,7 @@ mtcp_client_free (MtcpClient * client)
   mtcp_auth_key_clear (&client->auth_key);
   mtcp_reorder_free (client->reorder);
   mtcp_skew_free (client->skew);
+  mtcp_connector_free (client->connector);
   g_clear_object (&client->address);
   g_clear_error (&client->error);
   g_free (client->session_str);
@@ -586,6 +600,13 @@ handle_data_frame (MtcpClient * client, ClientConn * cc,
 static gboolean
 auth_failed (MtcpClient * client, const gchar * why)
 {
+  /* listening, whoever calls may fail: that call closes, no more (else
+   * any stranger could stop the receiver) */
+  if (client->connector) {
+    GST_WARNING ("a call from a sink that did not prove the passphrase: %s",
+        why);
+    return FALSE;
+  }
   client->gave_up = TRUE;
   client_fail (client, g_error_new (G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
           "%s", why));
@@ -601,9 +622,14 @@ handle_welcome (MtcpClient * client, ClientConn * cc,
   if (hdr->type == MTCP_FRAME_REFUSE) {
     MtcpRefuse refuse;
     if (mtcp_parse_refuse (body, hdr->length, &refuse, err)) {
-      if (refuse.code == MTCP_REFUSE_UNKNOWN_SESSION) {
-        /* the sink restarted or dropped us: start over with a new session */
+      if (refuse.code == MTCP_REFUSE_UNKNOWN_SESSION &&
+          (client->connector == NULL || count_conns (client, TRUE) == 0)) {
+        /* the sink restarted or dropped us: start over with a new session
+         * (listening, a caller that does not know it while the sink is
+         * still with us is someone else's) */
         client->session_gone = TRUE;
+      } else if (refuse.code == MTCP_REFUSE_AUTH && client->connector) {
+        GST_WARNING ("a calling sink refused our passphrase");
       } else if (refuse.code == MTCP_REFUSE_AUTH) {
         /* a wrong passphrase stays wrong: no retry storm */
         client->gave_up = TRUE;
@@ -852,6 +878,9 @@ note_failure (MtcpClient * client)
 {
   gint64 backoff_ms;
 
+  /* listening, a call that failed is the caller's to try again */
+  if (client->connector)
+    return;
   client->failures++;
   if (client->config.retry == 0 || client->failures > client->config.retry) {
     if (!client->gave_up) {
@@ -918,7 +947,8 @@ reap (MtcpClient * client)
 static void
 give_up_on_tls_error (MtcpClient * client, const GError * err)
 {
-  if (!mtcp_tls_error_is_fatal (err) || client->gave_up)
+  /* listening: a caller's bad certificate closes its call only */
+  if (!mtcp_tls_error_is_fatal (err) || client->gave_up || client->connector)
     return;
   client->gave_up = TRUE;
   client_fail (client, g_error_copy (err));
@@ -1102,8 +1132,10 @@ new_socket (MtcpClient * client, gint local, GError ** error)
   return sock;
 }
 
+/* @accepted: the sink dialed it, we listen */
 static ClientConn *
-conn_new (MtcpClient * client, GSocket * sock, ConnState state, gint local)
+conn_new (MtcpClient * client, GSocket * sock, ConnState state, gint local,
+    gboolean accepted)
 {
   ClientConn *cc = g_new0 (ClientConn, 1);
 
@@ -1114,9 +1146,13 @@ conn_new (MtcpClient * client, GSocket * sock, ConnState state, gint local)
   cc->conn = mtcp_connection_new (sock, client->config.max_frame);
   cc->conn->user_data = cc;
   cc->conn->delay_acks = TRUE;
-  g_free (cc->conn->peer);
-  cc->conn->peer = g_strdup_printf ("%s:%u", client->config.host,
-      client->config.port);
+  cc->accepted = accepted;
+  /* dialed: named as the user named the sink (accepted: its address) */
+  if (!accepted) {
+    g_free (cc->conn->peer);
+    cc->conn->peer = g_strdup_printf ("%s:%u", client->config.host,
+        client->config.port);
+  }
   client->conns = g_list_append (client->conns, cc);
   return cc;
 }
@@ -1127,9 +1163,14 @@ static ClientConn *
 open_connection (MtcpClient * client)
 {
   GError *err = NULL;
-  gint local = least_used_local (client);
-  GSocket *sock = new_socket (client, local, &err);
+  gint local;
+  GSocket *sock;
   ClientConn *cc;
+
+  if (client->connector)
+    return NULL;                /* listening: the sink dials (tell_want) */
+  local = least_used_local (client);
+  sock = new_socket (client, local, &err);
 
   if (sock == NULL) {
     GST_WARNING ("cannot open a connection: %s", err->message);
@@ -1148,7 +1189,7 @@ open_connection (MtcpClient * client)
     return NULL;
   }
   g_clear_error (&err);
-  cc = conn_new (client, sock, CONN_CONNECTING, local);
+  cc = conn_new (client, sock, CONN_CONNECTING, local, FALSE);
   cc->fresh = client->session_gone;
   g_object_unref (sock);
   mtcp_connection_attach (cc->conn, client->io.context, on_conn_event, client);
@@ -1210,11 +1251,47 @@ count_heard (MtcpClient * client, gint64 now)
   return n;
 }
 
-/* Open or retire connections until the session has client->wanted. */
+static ClientConn *feedback_carrier (MtcpClient * client);
+
+/* client->lock held. Listening, the sink dials: tell it how many
+ * connections the session should have when that changed, and again every
+ * WANT_REPEAT_US (a WANT lost with its connection). */
+static void
+tell_want (MtcpClient * client, gint64 now)
+{
+  ClientConn *carrier;
+  MtcpOutFrame *f;
+  guint want = CLAMP (client->wanted, 1, G_MAXUINT16);
+
+  if (client->connector == NULL || (want == client->want_told &&
+          now - client->want_told_us < WANT_REPEAT_US))
+    return;
+  carrier = feedback_carrier (client);
+  if (carrier == NULL)
+    return;
+  f = mtcp_out_frame_new ();
+  f->type = MTCP_FRAME_WANT;
+  f->head_size = mtcp_write_want (f->head, sizeof (f->head_inline), want);
+  mtcp_connection_queue (carrier->conn, f);
+  if (want != client->want_told)
+    GST_INFO ("asking the sink for %u connections", want);
+  client->want_told = want;
+  client->want_told_us = now;
+  /* written with the next flush of the carrier (this tick's, or the
+   * caller's before a RETIRE) */
+  if (mtcp_connection_flush (carrier->conn, NULL) == MTCP_IO_BLOCKED)
+    mtcp_connection_want_write (carrier->conn, TRUE);
+}
+
+/* Open or retire connections until the session has client->wanted
+ * (listening: ask the sink to dial them, before any RETIRE, so that it
+ * does not dial again what a RETIRE closes). */
 static void
 apply_connection_count (MtcpClient * client)
 {
   guint active = count_conns (client, FALSE);
+
+  tell_want (client, g_get_monotonic_time ());
 
   while (active < client->wanted) {
     open_connection (client);
@@ -1315,6 +1392,13 @@ keep_connection_count (MtcpClient * client, gint64 now)
 
   if (!client->running || client->gave_up)
     return;
+  if (client->connector) {
+    /* listening: the sink dials what is missing */
+    tell_want (client, now);
+    if (active > client->wanted)
+      apply_connection_count (client);
+    return;
+  }
   if (active < client->wanted && now >= client->next_open_us) {
     /* while a fresh session is being opened, the others wait for its id */
     gboolean opening_fresh = FALSE;
@@ -1775,7 +1859,9 @@ probe_dark_path (MtcpClient * client, gint64 now)
   guint ready = 0;
   GList *l;
 
-  if (!client->running || client->gave_up || client->session_gone)
+  /* listening, the sink dials: its own new calls find the path back */
+  if (!client->running || client->gave_up || client->session_gone ||
+      client->connector)
     return;
   for (l = client->conns; l; l = l->next) {
     ClientConn *cc = l->data;
@@ -1823,8 +1909,14 @@ on_tick (gpointer data)
     MtcpIoResult r;
 
     next = l->next;
-    if (cc->state != CONN_READY)
+    if (cc->state != CONN_READY) {
+      /* listening: a caller that does not finish its handshake */
+      if (cc->accepted && cc->state != CONN_RETIRING &&
+          now - cc->conn->created_us > LISTEN_HANDSHAKE_TIMEOUT_US)
+        client_close_conn (client, cc, "the caller did not finish its "
+            "handshake");
       continue;
+    }
     /* the sink sends REPORT every 400 ms at least: silence means a
      * half-open one */
     if (client->config.idle_timeout_ms > 0 &&
@@ -1875,6 +1967,62 @@ on_tick (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
+/* ---- listening ---- */
+
+/* The I/O thread, no lock held: a sink called. It is handled as a
+ * connection we dialed that just connected: TLS as the client, then
+ * HELLO (a fresh session while we have none). */
+static void
+on_accepted (GSocket * sock, gpointer user_data)
+{
+  MtcpClient *client = user_data;
+  ClientConn *cc, *oldest = NULL;
+  guint pending = 0, open = 0;
+  GList *l;
+
+  g_mutex_lock (&client->lock);
+  for (l = client->conns; l; l = l->next) {
+    ClientConn *other = l->data;
+    open++;
+    if (other->state == CONN_CONNECTING || other->state == CONN_HANDSHAKE) {
+      pending++;
+      if (oldest == NULL || other->conn->created_us <
+          oldest->conn->created_us)
+        oldest = other;
+    }
+  }
+  if (!client->running || open >= 2 * MAX (client->config.control.
+          max_connections, 1) + LISTEN_MAX_PENDING) {
+    GST_DEBUG ("at the limit of open connections: a new call is closed");
+    g_socket_close (sock, NULL);
+    g_object_unref (sock);
+    g_mutex_unlock (&client->lock);
+    return;
+  }
+  if (pending >= LISTEN_MAX_PENDING)
+    client_close_conn (client, oldest, "too many calls in their handshake, "
+        "this is the oldest");
+  cc = conn_new (client, sock, CONN_CONNECTING, -1, TRUE);
+  g_object_unref (sock);
+  cc->fresh = client->session_gone;
+  GST_DEBUG ("call from %s: connection %u%s", cc->conn->peer, cc->index,
+      cc->fresh ? ", for a new session" : "");
+  mtcp_connection_attach (cc->conn, client->io.context, on_conn_event, client);
+  /* connected already: the handshake starts at the first dispatch */
+  mtcp_connection_want_write (cc->conn, TRUE);
+  reap (client);
+  g_mutex_unlock (&client->lock);
+}
+
+/* The I/O thread, no lock held: accept () ran out of descriptors. */
+static void
+on_accept_failed (const GError * error, gboolean exhausted, guint backoff_ms,
+    gpointer user_data)
+{
+  GST_WARNING ("cannot accept calls (%s): trying again in %u ms",
+      error->message, backoff_ms);
+}
+
 /* ---- lifecycle ---- */
 
 /* The first connection, blocking: its WELCOME names the session. */
@@ -1897,7 +2045,8 @@ connect_first (MtcpClient * client, GCancellable * cancellable,
     g_object_unref (sock);
     return NULL;
   }
-  cc = conn_new (client, sock, CONN_HANDSHAKE, least_used_local (client));
+  cc = conn_new (client, sock, CONN_HANDSHAKE, least_used_local (client),
+      FALSE);
   g_object_unref (sock);
   if (client->tls.server_name && !mtcp_connection_handshake_tls_blocking
       (cc->conn, &client->tls, cancellable, error))
@@ -1971,11 +2120,50 @@ failed:
   return NULL;
 }
 
+/* Listening: nothing to wait for here; the first call opens the session
+ * (pop waits for it). */
+static gboolean
+start_listening (MtcpClient * client, GError ** error)
+{
+  client->connector = mtcp_connector_new_listener (client->config.host,
+      client->config.port, error);
+  if (client->connector == NULL || !setup_tls (client, error))
+    return FALSE;
+  /* no name to check a caller's certificate against, unless given one */
+  if (client->tls.server_name && !(client->config.tls_server_name &&
+          *client->config.tls_server_name))
+    client->tls.validation_flags &= ~G_TLS_CERTIFICATE_BAD_IDENTITY;
+  client->session_gone = TRUE;
+  mtcp_io_thread_init (&client->io);
+  client->rate_since_us = client->last_data_us = g_get_monotonic_time ();
+  mtcp_connector_start (client->connector, client->io.context, on_accepted,
+      on_accept_failed, client);
+  mtcp_io_thread_add_timeout (&client->io,
+      MAX (client->config.feedback_interval_ms, 10), on_tick, client);
+  g_main_context_invoke (client->io.context, open_more_connections, client);
+  client->running = TRUE;
+  client->flushing = FALSE;
+  mtcp_io_thread_start (&client->io, "multitcpsrc-io");
+  GST_INFO ("listening on %s for the sink's calls",
+      mtcp_connector_describe (client->connector));
+  return TRUE;
+}
+
+guint
+mtcp_client_get_port (MtcpClient * client)
+{
+  return client->connector ? mtcp_connector_get_port (client->connector) :
+      client->config.port;
+}
+
 gboolean
 mtcp_client_start (MtcpClient * client, GCancellable * cancellable,
     GError ** error)
 {
   ClientConn *first;
+
+  if (client->config.listener)
+    return start_listening (client, error);
 
   client->address = mtcp_resolve_address (client->config.host,
       client->config.port, cancellable, error);
@@ -2032,6 +2220,8 @@ mtcp_client_stop (MtcpClient * client)
   g_mutex_unlock (&client->lock);
 
   mtcp_io_thread_stop (&client->io);
+  if (client->connector)
+    mtcp_connector_stop (client->connector);
   /* the I/O thread is gone; stats may still be read from another thread */
   g_mutex_lock (&client->lock);
   while (client->conns)

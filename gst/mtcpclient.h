@@ -46,6 +46,8 @@ typedef struct {
 } MtcpControlConfig;
 
 typedef struct {
+  gboolean listener;            /* listen on host:port for the sink's calls
+                                 * (it dials); else dial the sink there */
   gchar *host;
   guint port;
   guint connections;            /* 0 = from ParS's model once RTT and loss are known */
@@ -95,10 +97,16 @@ MtcpClient *mtcp_client_new (const MtcpClientConfig * config,
     MtcpClientStatsFunc stats_func, gpointer user_data);
 void mtcp_client_free (MtcpClient * client);
 
-/* Connects the first connection and joins a new session (blocking, honours
- * @cancellable and the timeout), then opens the others in the background. */
+/* Caller: connects the first connection and joins a new session
+ * (blocking, honours @cancellable and the timeout), then opens the others
+ * in the background. Listener: binds and listens, and returns; the sink's
+ * first call opens the session, and the receiver asks it (WANT) to dial
+ * the others. */
 gboolean mtcp_client_start (MtcpClient * client, GCancellable * cancellable,
     GError ** error);
+/* The port listened on (listener; 0 asked: the one the kernel gave), or
+ * dialed. */
+guint mtcp_client_get_port (MtcpClient * client);
 void mtcp_client_stop (MtcpClient * client);
 
 /* Blocks until the next item is due, flushing, or a fatal error. */

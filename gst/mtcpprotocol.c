@@ -103,6 +103,8 @@ mtcp_frame_type_name (guint8 type)
       return "FEEDBACK";
     case MTCP_FRAME_RETIRE:
       return "RETIRE";
+    case MTCP_FRAME_WANT:
+      return "WANT";
     default:
       return "unknown";
   }
@@ -409,6 +411,19 @@ mtcp_write_feedback (guint8 * out, gsize out_size, const MtcpFeedback * fb)
 }
 
 gsize
+mtcp_write_want (guint8 * out, gsize out_size, guint16 connections)
+{
+  guint8 *b = out + MTCP_HEADER_SIZE;
+
+  if (out_size < MTCP_WANT_FRAME_SIZE)
+    return 0;
+  mtcp_write_header (out, MTCP_FRAME_WANT, 0, MTCP_WANT_SIZE);
+  put_u16 (b, connections);
+  put_u16 (b + 2, 0);
+  return MTCP_WANT_FRAME_SIZE;
+}
+
+gsize
 mtcp_write_challenge (guint8 * out, gsize out_size,
     const MtcpChallenge * challenge)
 {
@@ -476,6 +491,7 @@ is_control_type (guint8 type)
     case MTCP_FRAME_REPORT:
     case MTCP_FRAME_FEEDBACK:
     case MTCP_FRAME_RETIRE:
+    case MTCP_FRAME_WANT:
       return TRUE;
     default:
       return FALSE;
@@ -785,6 +801,16 @@ mtcp_parse_feedback (const guint8 * body, gsize size, MtcpFeedback * fb,
   fb->echo_delay_us = get_u64 (body + 32);
   fb->window_bytes = get_u32 (body + 40);
   fb->reserved = 0;
+  return TRUE;
+}
+
+gboolean
+mtcp_parse_want (const guint8 * body, gsize size, guint16 * connections,
+    gchar ** error)
+{
+  if (!check_size ("WANT", size, MTCP_WANT_SIZE, error))
+    return FALSE;
+  *connections = get_u16 (body);
   return TRUE;
 }
 

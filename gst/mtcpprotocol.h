@@ -54,6 +54,8 @@ typedef enum {
   MTCP_FRAME_FEEDBACK = 0x21,   /* receiver -> sink: progress and buffer level */
   MTCP_FRAME_RETIRE = 0x22,     /* receiver -> sink: give this connection no
                                  * more frames, close it once it sent them */
+  MTCP_FRAME_WANT = 0x23,       /* receiver -> sink that dials: how many
+                                 * connections the session should have */
 } MtcpFrameType;
 
 /* HELLO flags */
@@ -233,6 +235,9 @@ gsize mtcp_write_report (guint8 * out, gsize out_size,
     const MtcpReport * report);
 gsize mtcp_write_feedback (guint8 * out, gsize out_size,
     const MtcpFeedback * fb);
+/* WANT: the receiver listens, so it asks the sink to dial (or not) until
+ * its session has @connections (ready and opening). */
+gsize mtcp_write_want (guint8 * out, gsize out_size, guint16 connections);
 
 /* The passphrase handshake (the proofs themselves: mtcpauth.h) */
 gsize mtcp_write_challenge (guint8 * out, gsize out_size,
@@ -252,6 +257,8 @@ gboolean mtcp_bytes_equal_ct (const void *a, const void *b, gsize n);
 #define MTCP_SKIP_FRAME_SIZE     (MTCP_HEADER_SIZE + 16)
 #define MTCP_REPORT_FRAME_SIZE   (MTCP_HEADER_SIZE + MTCP_REPORT_SIZE)
 #define MTCP_FEEDBACK_FRAME_SIZE (MTCP_HEADER_SIZE + MTCP_FEEDBACK_SIZE)
+#define MTCP_WANT_SIZE           4
+#define MTCP_WANT_FRAME_SIZE     (MTCP_HEADER_SIZE + MTCP_WANT_SIZE)
 
 /* ---- reading ---- */
 typedef enum {
@@ -291,6 +298,8 @@ gboolean mtcp_parse_report (const guint8 * body, gsize size,
     MtcpReport * out, gchar ** error);
 gboolean mtcp_parse_feedback (const guint8 * body, gsize size,
     MtcpFeedback * out, gchar ** error);
+gboolean mtcp_parse_want (const guint8 * body, gsize size,
+    guint16 * connections, gchar ** error);
 /* The handshake bodies have exactly their size. The iteration count is
  * not checked here: the receiver holds it to MTCP_AUTH_ITERATIONS_MIN/MAX. */
 gboolean mtcp_parse_challenge (const guint8 * body, gsize size,

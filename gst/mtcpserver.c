@@ -8,6 +8,7 @@
 #include "mtcprepair.h"
 #include "mtcpestimate.h"
 #include "mtcpauth.h"
+#include "mtcpconnector.h"
 
 #include <errno.h>
 #include <string.h>
@@ -97,9 +98,16 @@ struct _MtcpServer {
   MtcpServerEstimateFunc estimate;
   gpointer estimate_data;
   guint n_conns;                /* length of conns */
-  GSource *accept_source;       /* the listener's; NULL while backing off */
-  guint accept_backoff_ms;      /* accept () failed: wait this long */
+  MtcpConnector *connector;     /* listens, or dials the receiver */
   guint64 accept_errors;
+  /* dialing (caller): connections the receiver wants, failures in a row,
+   * when the next dial may go; gave_up after `retry` failures */
+  guint dial_wanted;
+  guint dial_failures;
+  gint64 next_dial_us;
+  guint64 dials;
+  gboolean gave_up;
+  gchar *gave_up_reason;
   gint tls_orphans;             /* see mtcp_connection_wait_orphaned_handshakes */
   GCond cond;                   /* room in the queue, drained */
   MtcpSendQueue *queue;
@@ -109,7 +117,6 @@ struct _MtcpServer {
   gboolean flushing;
   gboolean running;
 
-  GSocket *listener;
   guint bound_port;
   MtcpIoThread io;
   gint wake_pending;            /* atomic: a pump is already scheduled */
@@ -151,12 +158,12 @@ struct _MtcpServer {
 /* warnings waiting for the lock to be released: a flood of bad peers
  * costs a count beyond this, not memory */
 #define MAX_QUEUED_WARNINGS 32
-/* accept () failing (EMFILE, ENFILE, ENOBUFS) leaves the listener
- * readable: poll it again after this, doubling up to the most */
-#define ACCEPT_BACKOFF_MIN_MS 50
-#define ACCEPT_BACKOFF_MAX_MS 1000
-/* connections taken per wake-up of the listener: a flood waits its turn */
-#define ACCEPTS_PER_DISPATCH 64
+/* dialing the receiver failed: the next try after this, doubling (with
+ * jitter) up to the most */
+#define DIAL_BACKOFF_MIN_MS 100
+#define DIAL_BACKOFF_MAX_MS 5000
+/* dials in progress at once */
+#define DIALS_AT_ONCE 4
 /* the least unsent data a connection may hold (notsent-lowat is the most):
  * about three segments, so that one in RTO backoff sits on few frames */
 #define LOWAT_MIN (4 * 1024)
@@ -181,6 +188,8 @@ static void server_close_conn (MtcpServer * server, ServerConn * sc,
 static void pump_session (MtcpServer * server, ServerSession * sess);
 static void send_report (MtcpServer * server, ServerConn * sc, gint64 now);
 static void reap (MtcpServer * server);
+static void note_dial_failure (MtcpServer * server, const gchar * why);
+static void keep_dialing (MtcpServer * server, gint64 now);
 
 MtcpServer *
 mtcp_server_new (const MtcpServerConfig * config,
@@ -240,6 +249,8 @@ mtcp_server_unref (MtcpServer * server)
   mtcp_auth_key_clear (&server->auth_key);
   g_mutex_clear (&server->lock);
   g_cond_clear (&server->cond);
+  mtcp_connector_free (server->connector);
+  g_free (server->gave_up_reason);
   g_free (server->config.host);
   g_free (server->config.congestion_control);
   g_free (server->config.passphrase);
@@ -648,6 +659,9 @@ server_close_conn (MtcpServer * server, ServerConn * sc, const gchar * why)
   if (sc->pending) {
     sc->pending = FALSE;
     server->pending_handshakes--;
+    /* dialed and never admitted: the receiver is not (yet) there */
+    if (server->config.caller && server->running && !server->flushing)
+      note_dial_failure (server, why);
   }
   /* a retired connection that wrote everything closes with a FIN: what it
    * sent still arrives */
@@ -859,6 +873,7 @@ admit (MtcpServer * server, ServerConn * sc, const MtcpHello * hello)
     sc->pending = FALSE;
     server->pending_handshakes--;
   }
+  server->dial_failures = 0;
   /* admitted: a receiver sends FEEDBACK and RETIRE, nothing large */
   mtcp_frame_reader_set_max_body (sc->conn->reader, MTCP_MAX_RECEIVER_BODY);
   sc->id = sess->next_conn_id++;
@@ -1395,6 +1410,25 @@ handle_frames (MtcpServer * server, ServerConn * sc)
         if (!retire_conn (server, sc))
           return FALSE;
         break;
+      case MTCP_FRAME_WANT:{
+        guint16 want;
+        if (!mtcp_parse_want (body, hdr.length, &want, &err)) {
+          server->protocol_errors++;
+          server_warn (server, "protocol error from %s: %s", sc->conn->peer,
+              err);
+          server_close_conn (server, sc, err);
+          g_free (err);
+          return FALSE;
+        }
+        /* a sink that listens has the receiver dial: nothing to do */
+        if (server->config.caller && want != server->dial_wanted) {
+          GST_INFO ("the receiver wants %u connections (session %s has %u)",
+              want, sc->session->id_str, sc->session->conns->len);
+          server->dial_wanted = want;
+          keep_dialing (server, g_get_monotonic_time ());
+        }
+        break;
+      }
       case MTCP_FRAME_HELLO:
       case MTCP_FRAME_CAPS:
       case MTCP_FRAME_BUFFER:
@@ -1491,31 +1525,6 @@ reject_oldest_pending (MtcpServer * server)
   }
 }
 
-static gboolean on_accept (GSocket * listener, GIOCondition cond,
-    gpointer user_data);
-
-/* I/O thread, no lock: accept_source is only touched here and at start. */
-static void
-watch_listener (MtcpServer * server)
-{
-  server->accept_source = g_socket_create_source (server->listener, G_IO_IN,
-      NULL);
-  g_source_set_callback (server->accept_source,
-      (GSourceFunc) (void (*)(void)) on_accept, server, NULL);
-  g_source_attach (server->accept_source, server->io.context);
-  g_source_unref (server->accept_source);
-}
-
-static gboolean
-on_accept_backoff_over (gpointer data)
-{
-  MtcpServer *server = data;
-
-  if (server->running)
-    watch_listener (server);
-  return G_SOURCE_REMOVE;
-}
-
 /* Most connections the sink holds at once, handshakes included: every
  * session full, plus the handshakes. */
 static guint
@@ -1526,102 +1535,156 @@ max_open_connections (MtcpServer * server)
       MAX (server->config.max_pending_handshakes, 1), G_MAXUINT);
 }
 
-/* The I/O thread, no lock held. */
-static gboolean
-on_accept (GSocket * listener, GIOCondition cond, gpointer user_data)
+/* The I/O thread, no lock held: a connection is up, accepted or dialed;
+ * either way it waits for the receiver's HELLO. */
+static void
+on_connected (GSocket * sock, gpointer user_data)
 {
   MtcpServer *server = user_data;
-  guint n;
+  ServerConn *sc;
+  GError *err = NULL;
 
-  if (!server->running)
-    return G_SOURCE_REMOVE;     /* stopping */
-  /* a flood at the connection limit must not keep this thread here */
-  for (n = 0; n < ACCEPTS_PER_DISPATCH; n++) {
-    GError *err = NULL;
-    GSocket *sock = g_socket_accept (listener, NULL, &err);
-    ServerConn *sc;
-
-    if (sock == NULL) {
-      gboolean would_block = g_error_matches (err, G_IO_ERROR,
-          G_IO_ERROR_WOULD_BLOCK);
-      /* out of descriptors or memory (EMFILE, ENFILE, ENOMEM); other
-       * errors (reset before it was accepted) are that connection's */
-      gboolean exhausted = g_error_matches (err, G_IO_ERROR,
-          G_IO_ERROR_TOO_MANY_OPEN_FILES) || g_error_matches (err,
-          G_IO_ERROR, G_IO_ERROR_NO_SPACE);
-
-      if (!exhausted) {
-        if (!would_block)
-          GST_DEBUG ("accept failed: %s", err->message);
-        g_error_free (err);
-        if (would_block)
-          break;
-        continue;
-      }
-      /* the connection stays in the backlog and the listener readable:
-       * polling it again at once would spin this thread */
-      server->accept_backoff_ms = CLAMP (server->accept_backoff_ms * 2,
-          ACCEPT_BACKOFF_MIN_MS, ACCEPT_BACKOFF_MAX_MS);
-      g_mutex_lock (&server->lock);
-      server->accept_errors++;
-      server_warn (server, "cannot accept connections (%s): trying again "
-          "in %u ms", err->message, server->accept_backoff_ms);
-      server_unlock (server);
-      g_error_free (err);
-      server->accept_source = NULL;
-      mtcp_io_thread_add_timeout (&server->io, server->accept_backoff_ms,
-          on_accept_backoff_over, server);
-      return G_SOURCE_REMOVE;
-    }
-    g_mutex_lock (&server->lock);
-    if (server->n_conns >= max_open_connections (server)) {
-      server->connections_rejected++;
-      server->rejected_unwarned++;
-      g_mutex_unlock (&server->lock);
-      GST_DEBUG ("at the limit of %u open connections: a new one is closed",
-          max_open_connections (server));
-      g_socket_close (sock, NULL);
-      g_object_unref (sock);
-      continue;
-    }
+  g_mutex_lock (&server->lock);
+  if (server->n_conns >= max_open_connections (server)) {
+    server->connections_rejected++;
+    server->rejected_unwarned++;
     g_mutex_unlock (&server->lock);
-    sc = g_new0 (ServerConn, 1);
-    sc->server = server;
-    /* a stranger may send HELLO or AUTH and nothing bigger */
-    sc->conn = mtcp_connection_new (sock, MTCP_MAX_HANDSHAKE_BODY);
-    sc->conn->user_data = sc;
-    sc->accepted_us = g_get_monotonic_time ();
+    GST_DEBUG ("at the limit of %u open connections: a new one is closed",
+        max_open_connections (server));
+    g_socket_close (sock, NULL);
     g_object_unref (sock);
-
-    g_mutex_lock (&server->lock);
-    server->connections_accepted++;
-    if (server->pending_handshakes >= MAX (server->config.max_pending_handshakes,
-            1))
-      reject_oldest_pending (server);
-    sc->pending = TRUE;
-    server->pending_handshakes++;
-    server->pending_handshakes_peak = MAX (server->pending_handshakes_peak,
-        server->pending_handshakes);
-    server->conns = g_list_prepend (server->conns, sc);
-    server->n_conns++;
-    GST_DEBUG ("accepted connection from %s", sc->conn->peer);
-    if (server->config.tls_certificate) {
-      MtcpTlsConfig tls = { TRUE, server->config.tls_certificate, };
-      sc->conn->tls_orphans = &server->tls_orphans;
-      if (!mtcp_connection_start_tls (sc->conn, &tls, &err)) {
-        server_close_conn (server, sc, err->message);
-        g_clear_error (&err);
-        reap (server);
-        server_unlock (server);
-        continue;
-      }
-    }
-    mtcp_connection_attach (sc->conn, server->io.context, on_conn_event, server);
-    /* free what reject_oldest_pending () closed now, not at the next tick */
-    reap (server);
-    server_unlock (server);
+    return;
   }
-  return G_SOURCE_CONTINUE;
+  g_mutex_unlock (&server->lock);
+  sc = g_new0 (ServerConn, 1);
+  sc->server = server;
+  /* a stranger may send HELLO or AUTH and nothing bigger */
+  sc->conn = mtcp_connection_new (sock, MTCP_MAX_HANDSHAKE_BODY);
+  sc->conn->user_data = sc;
+  sc->accepted_us = g_get_monotonic_time ();
+  g_object_unref (sock);
+
+  g_mutex_lock (&server->lock);
+  server->connections_accepted++;
+  if (server->pending_handshakes >= MAX (server->config.max_pending_handshakes,
+          1))
+    reject_oldest_pending (server);
+  sc->pending = TRUE;
+  server->pending_handshakes++;
+  server->pending_handshakes_peak = MAX (server->pending_handshakes_peak,
+      server->pending_handshakes);
+  server->conns = g_list_prepend (server->conns, sc);
+  server->n_conns++;
+  GST_DEBUG ("%s connection %s", server->config.caller ? "dialed" :
+      "accepted", sc->conn->peer);
+  if (server->config.tls_certificate) {
+    MtcpTlsConfig tls = { TRUE, server->config.tls_certificate, };
+    sc->conn->tls_orphans = &server->tls_orphans;
+    if (!mtcp_connection_start_tls (sc->conn, &tls, &err)) {
+      server_close_conn (server, sc, err->message);
+      g_clear_error (&err);
+      reap (server);
+      server_unlock (server);
+      return;
+    }
+  }
+  mtcp_connection_attach (sc->conn, server->io.context, on_conn_event, server);
+  /* free what reject_oldest_pending () closed now, not at the next tick */
+  reap (server);
+  server_unlock (server);
+}
+
+/* server->lock held. A dial failed, or a dialed connection closed before
+ * the receiver admitted it: the next dial waits, doubling; after `retry`
+ * in a row the sink gives up (an error on the bus). */
+static void
+note_dial_failure (MtcpServer * server, const gchar * why)
+{
+  gint64 backoff_ms;
+
+  server->dial_failures++;
+  if (server->dial_failures > server->config.retry && !server->gave_up) {
+    server->gave_up = TRUE;
+    server->gave_up_reason = g_strdup_printf ("could not reach the receiver "
+        "at %s: %u attempts failed in a row, the last: %s",
+        mtcp_connector_describe (server->connector), server->dial_failures,
+        why);
+    server_warn (server, "%s", server->gave_up_reason);
+    return;
+  }
+  backoff_ms = MIN ((gint64) DIAL_BACKOFF_MIN_MS << MIN (server->dial_failures
+          - 1, 6), DIAL_BACKOFF_MAX_MS);
+  backoff_ms = backoff_ms * g_random_double_range (0.75, 1.25);
+  server->next_dial_us = g_get_monotonic_time () + backoff_ms * 1000;
+  GST_INFO ("dialing %s failed (%u in a row: %s): next try in %"
+      G_GINT64_FORMAT " ms", mtcp_connector_describe (server->connector),
+      server->dial_failures, why, backoff_ms);
+}
+
+/* The I/O thread, no lock held: accept () ran out of descriptors (the
+ * listener rests), or a dial failed. */
+static void
+on_connect_failed (const GError * error, gboolean exhausted, guint backoff_ms,
+    gpointer user_data)
+{
+  MtcpServer *server = user_data;
+
+  g_mutex_lock (&server->lock);
+  if (exhausted) {
+    server->accept_errors++;
+    server_warn (server, "cannot accept connections (%s): trying again in %u "
+        "ms", error->message, backoff_ms);
+  } else {
+    note_dial_failure (server, error->message);
+  }
+  server_unlock (server);
+}
+
+/* server->lock held. Caller: the receiver's session, the one with the most
+ * connections. */
+static ServerSession *
+dialed_session (MtcpServer * server)
+{
+  ServerSession *best = NULL;
+  GList *l;
+
+  /* one left behind by a receiver that restarted keeps no connection */
+  for (l = server->sessions; l; l = l->next) {
+    ServerSession *sess = l->data;
+    if (!sess->ended && (best == NULL || sess->conns->len > best->conns->len))
+      best = sess;
+  }
+  return best;
+}
+
+/* server->lock held, I/O thread. Caller: dial until the receiver's session
+ * has as many connections as it wants (one until it said; one again when
+ * it has none), counting handshakes and dials under way; paced by the
+ * backoff while dials fail. */
+static void
+keep_dialing (MtcpServer * server, gint64 now)
+{
+  ServerSession *sess;
+  guint have, want, pending = 0, n;
+  GList *l;
+
+  if (!server->config.caller || !server->running || server->gave_up ||
+      server->flushing || now < server->next_dial_us)
+    return;
+  sess = dialed_session (server);
+  for (l = server->conns; l; l = l->next)
+    pending += ((ServerConn *) l->data)->pending;
+  have = pending + mtcp_connector_dialing (server->connector) +
+      (sess ? sess->conns->len : 0);
+  want = sess && sess->conns->len > 0 ? MAX (server->dial_wanted, 1) : 1;
+  want = MIN (want, MAX (server->config.max_connections, 1));
+  for (n = 0; have < want && n < DIALS_AT_ONCE; n++, have++) {
+    server->dials++;
+    mtcp_connector_dial (server->connector);
+    /* one at a time while failing, all at once while things work */
+    if (server->dial_failures > 0)
+      break;
+  }
 }
 
 /* ---- periodic work: reports, handshake timeouts, input rate ---- */
@@ -1854,6 +1917,7 @@ on_tick (gpointer data)
   if (!server->running)
     return G_SOURCE_REMOVE;     /* stopping */
   g_mutex_lock (&server->lock);
+  keep_dialing (server, now);
   if (server->rate_since_us == 0) {
     server->rate_since_us = now;
   } else if (now - server->rate_since_us >= G_USEC_PER_SEC) {
@@ -1965,37 +2029,21 @@ derive_auth_key (MtcpServer * server, GError ** error)
 gboolean
 mtcp_server_start (MtcpServer * server, GError ** error)
 {
-  GSocketAddress *saddr, *bound;
-
   if (!derive_auth_key (server, error))
     return FALSE;
 
-  saddr = mtcp_resolve_address (server->config.host, server->config.port,
-      NULL, error);
-  if (saddr == NULL)
+  server->connector = server->config.caller ?
+      mtcp_connector_new_dialer (server->config.host, server->config.port,
+      server->config.handshake_timeout_ms, NULL, error) :
+      mtcp_connector_new_listener (server->config.host, server->config.port,
+      error);
+  if (server->connector == NULL)
     return FALSE;
-  server->listener = g_socket_new (g_socket_address_get_family (saddr),
-      G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, error);
-  if (server->listener == NULL) {
-    g_object_unref (saddr);
-    return FALSE;
-  }
-  g_socket_set_blocking (server->listener, FALSE);
-  g_socket_set_listen_backlog (server->listener, 128);
-  if (!g_socket_bind (server->listener, saddr, TRUE, error) ||
-      !g_socket_listen (server->listener, error)) {
-    g_object_unref (saddr);
-    g_clear_object (&server->listener);
-    return FALSE;
-  }
-  g_object_unref (saddr);
-  bound = g_socket_get_local_address (server->listener, NULL);
-  server->bound_port = bound ?
-      g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound)) : 0;
-  g_clear_object (&bound);
+  server->bound_port = mtcp_connector_get_port (server->connector);
 
   mtcp_io_thread_init (&server->io);
-  watch_listener (server);
+  mtcp_connector_start (server->connector, server->io.context, on_connected,
+      on_connect_failed, server);
   mtcp_io_thread_add_timeout (&server->io,
       MAX (server->config.report_interval_ms, 10), on_tick, server);
   if (server->config.copy_overhead_percent > 0)
@@ -2005,7 +2053,8 @@ mtcp_server_start (MtcpServer * server, GError ** error)
   server->flushing = FALSE;
   server->running = TRUE;
   mtcp_io_thread_start (&server->io, "multitcpsink-io");
-  GST_INFO ("listening on port %u, scheduler %s", server->bound_port,
+  GST_INFO ("%s %s, scheduler %s", server->config.caller ? "dialing" :
+      "listening on", mtcp_connector_describe (server->connector),
       mtcp_scheduler_nick (server->config.scheduler));
   return TRUE;
 }
@@ -2032,11 +2081,7 @@ mtcp_server_stop (MtcpServer * server)
   /* nobody is left to tell: the element is stopping */
   g_ptr_array_set_size (server->warnings, 0);
   g_mutex_unlock (&server->lock);
-  if (server->accept_source)
-    g_source_destroy (server->accept_source);
-  server->accept_source = NULL;
-  g_socket_close (server->listener, NULL);
-  g_clear_object (&server->listener);
+  mtcp_connector_stop (server->connector);
   /* TLS handshakes cancelled above end in the I/O context, which nobody
    * runs now: run it until they did (our own sources, seeing running
    * FALSE, only remove themselves) */
@@ -2049,6 +2094,17 @@ guint
 mtcp_server_get_port (MtcpServer * server)
 {
   return server->bound_port;
+}
+
+gchar *
+mtcp_server_gave_up (MtcpServer * server)
+{
+  gchar *reason;
+
+  g_mutex_lock (&server->lock);
+  reason = g_strdup (server->gave_up_reason);
+  g_mutex_unlock (&server->lock);
+  return reason;
 }
 
 /* ---- producer ---- */
@@ -2333,6 +2389,9 @@ mtcp_server_get_stats (MtcpServer * server)
       "handshakes-timed-out", G_TYPE_UINT64, server->handshakes_timed_out,
       "open-connections", G_TYPE_UINT, server->n_conns,
       "accept-errors", G_TYPE_UINT64, server->accept_errors,
+      "mode", G_TYPE_STRING, server->config.caller ? "caller" : "listener",
+      "dials", G_TYPE_UINT64, server->dials,
+      "dial-failures", G_TYPE_UINT, server->dial_failures,
       "scheduler", G_TYPE_STRING,
       mtcp_scheduler_nick (server->config.scheduler), NULL);
   g_mutex_unlock (&server->lock);

@@ -1,4 +1,5 @@
-/* The sink's transport: a listening socket, sessions of TCP connections
+/* The sink's transport: a listening socket (or, as a caller, connections it
+ * dials to a listening receiver), sessions of TCP connections
  * and an I/O thread that hands frames from the shared send queue to
  * whichever connection can take them. multitcpsink is a thin element over
  * it; everything here runs without a pipeline. */
@@ -15,8 +16,13 @@ G_BEGIN_DECLS
 typedef struct _MtcpServer MtcpServer;
 
 typedef struct {
-  gchar *host;                  /* bind address, NULL = all */
-  guint port;                   /* 0 = any free port */
+  gboolean caller;              /* dial host:port, where the receiver
+                                 * listens; else listen there */
+  gchar *host;                  /* listener: bind address, NULL = all;
+                                 * caller: the receiver's host */
+  guint port;                   /* listener: 0 = any free port */
+  guint retry;                  /* caller: failed dials in a row before
+                                 * giving up (0: the first failure) */
   MtcpScheduler scheduler;
   MtcpSendQueueLimits limits;
   guint32 notsent_lowat;        /* bytes; 0 = leave the kernel default */
@@ -65,6 +71,9 @@ void mtcp_server_unref (MtcpServer * server);
 gboolean mtcp_server_start (MtcpServer * server, GError ** error);
 void mtcp_server_stop (MtcpServer * server);
 guint mtcp_server_get_port (MtcpServer * server);
+/* Caller: why it gave up reaching the receiver (newly allocated), NULL
+ * while it has not. */
+gchar *mtcp_server_gave_up (MtcpServer * server);
 
 /* Producer side, from the streaming thread. A non-live producer waits while
  * a session is over its bound; a live one makes that session skip ahead.

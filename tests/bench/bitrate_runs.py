@@ -14,6 +14,12 @@ the budget, from one budget before the outage to RECOVERY_S after it (the
 time issue 23 gives the stream to be on time again). Time 0 of the trace
 is netsim's links_t0 (the run's .netsim.json; runs without it are left
 out of the outage figures).
+
+The clairvoyant column is the most a sender that knew the trace's future
+could have delivered on time over the same span with the same most bitrate
+and budget (clairvoyant_mbps): what "70% of the mean capacity" is up
+against, since a live stream cannot use what the link carries while it has
+nothing queued, nor beyond its most bitrate.
 """
 import argparse
 import glob
@@ -67,6 +73,34 @@ def frame_outcomes(rx, tx, budget_s, links_t0):
     return out
 
 
+def clairvoyant_mbps(trace, most_mbps, budget_s, start_s, end_s, dt=0.01):
+    """The most any sender could deliver on time over [start_s, end_s) of
+    @trace knowing its future: it makes at most @most_mbps, and every byte
+    made at t is through the link by t + budget. With R what it made and C
+    what the link can carry (both cumulative), a FIFO link delivers by
+    t + budget all made by t iff R(t) - R(s) <= C(t + budget) - C(s) for
+    every s < t (what the link carries while nothing waits is lost); the
+    greedy schedule, making as much as that allows at each step, is the
+    largest. Capacity as the trace gives it (IP bytes, headers not taken
+    off, so a bound from above). Mbit/s over the span."""
+    ends = [b for b, _ in trace["rate_series"][1:]] + [trace["period_ms"]]
+    steps = int(round((end_s - start_s) / dt))
+    shift = int(round(budget_s / dt))
+    cap, seg = [0.0], 0             # C on the grid from start_s
+    for i in range(steps + shift + 1):
+        t = start_s + i * dt
+        while seg < len(ends) - 1 and ends[seg] / 1000 <= t:
+            seg += 1
+        rate = trace["rate_series"][seg][1] if t < trace["period_ms"] / \
+            1000 else 0.0
+        cap.append(cap[-1] + rate * dt)
+    made, least = 0.0, 0.0          # least: min over s < t of R(s) - C(s)
+    for i in range(1, steps + 1):
+        least = min(least, made - cap[i - 1])
+        made = min(made + most_mbps * dt, least + cap[i + shift])
+    return made / (end_s - start_s)
+
+
 def changes_per_minute(tx):
     rates = tx.get("rates") or []
     if len(rates) < 2:
@@ -96,6 +130,11 @@ def analyse(run_json):
            "changes_per_min": changes_per_minute(tx)}
     res["delivered_target"] = SHARE_OF_CAPACITY * min(
         trace["stats"]["mean_mbit"], r["kbps"] / 1000)
+    if "links_t0" in netsim and tx.get("rates"):
+        first = tx["rates"][0][0] - netsim["links_t0"]
+        last = tx["rates"][-1][0] - netsim["links_t0"]
+        res["clairvoyant"] = clairvoyant_mbps(trace, r["kbps"] / 1000,
+                                              budget_s, first, last)
     if "links_t0" in netsim:
         windows = excused_windows(trace, budget_s)
         outcomes = frame_outcomes(rx, tx, budget_s, netsim["links_t0"])
@@ -169,18 +208,20 @@ def main():
                              r["system"]))
     print("| TCP | seed | capacity Mbit/s | stream (most) Mbit/s | budget ms "
           "| system | late or lost | late or lost outside long outages | "
-          "delivered Mbit/s (target) | wire/byte | encoder changes/min |")
-    print("|---|---:|---:|---:|---:|---|---:|---|---|---:|---:|")
+          "delivered Mbit/s (target) | clairvoyant Mbit/s | wire/byte | "
+          "encoder changes/min |")
+    print("|---|---:|---:|---:|---:|---|---:|---|---|---:|---:|---:|")
     for r in rows:
         outside = (f"{r['late_outside']} of {r['frames_outside']}"
                    if "late_outside" in r else "-")
+        clair = (f"{r['clairvoyant']:.2f}" if "clairvoyant" in r else "-")
         cpm = (f"{r['changes_per_min']:.1f}" if r["changes_per_min"]
                is not None and r["system"] == "multitcp-encoder" else "-")
         print(f"| {r['cc']} | {r['seed']} | {r['capacity']:.2f} | "
               f"{r['kbps'] / 1000:g} | {r['budget']} | {r['system']} | "
               f"{r['late_fraction']:.3f} | {outside} | "
               f"{r['delivered']:.2f} ({r['delivered_target']:.2f}) | "
-              f"{r['wire_per_byte']:.2f} | {cpm} |")
+              f"{clair} | {r['wire_per_byte']:.2f} | {cpm} |")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 #include <gst/app/gstappsrc.h>
 #include <gst/app/gstappsink.h>
+#include <glib/gstdio.h>
 #include <sys/socket.h>
 #include <string.h>
 
@@ -529,4 +530,61 @@ raw_conn_read_until (RawConn * rc, guint index, GHashTable * arrivals,
 
   while ((left = until - g_get_monotonic_time ()) > 0)
     raw_conn_read (rc, index, arrivals, left);
+}
+
+/* A self-signed certificate for localhost and 127.0.0.1 in a new temporary
+ * directory (cert.pem, key.pem), or NULL when openssl is not installed. */
+gchar *
+make_tls_certificate (void)
+{
+  gchar *openssl = g_find_program_in_path ("openssl");
+  gchar *dir, *cmd;
+  gint status = -1;
+
+  if (openssl == NULL)
+    return NULL;
+  dir = g_dir_make_tmp ("multitcp-tls-XXXXXX", NULL);
+  fail_unless (dir != NULL);
+  cmd = g_strdup_printf ("%s req -x509 -newkey rsa:2048 -nodes -days 1 "
+      "-subj /CN=localhost -addext subjectAltName=DNS:localhost,IP:127.0.0.1 "
+      "-keyout %s/key.pem -out %s/cert.pem", openssl, dir, dir);
+  fail_unless (g_spawn_command_line_sync (cmd, NULL, NULL, &status, NULL));
+  fail_unless (g_spawn_check_wait_status (status, NULL), "%s failed", cmd);
+  g_free (cmd);
+  g_free (openssl);
+  return dir;
+}
+
+void
+remove_tls_certificate (gchar * dir)
+{
+  gchar *cert = g_build_filename (dir, "cert.pem", NULL);
+  gchar *key = g_build_filename (dir, "key.pem", NULL);
+  g_unlink (cert);
+  g_unlink (key);
+  g_rmdir (dir);
+  g_free (cert);
+  g_free (key);
+  g_free (dir);
+}
+
+/* The first error the pipeline posts within @timeout, as "message | debug". */
+gchar *
+wait_for_error (GstElement * pipeline, GstClockTime timeout)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, timeout,
+      GST_MESSAGE_ERROR);
+  GError *err = NULL;
+  gchar *dbg = NULL, *text;
+
+  gst_object_unref (bus);
+  if (msg == NULL)
+    return NULL;
+  gst_message_parse_error (msg, &err, &dbg);
+  text = g_strdup_printf ("%s | %s", err->message, dbg ? dbg : "");
+  g_error_free (err);
+  g_free (dbg);
+  gst_message_unref (msg);
+  return text;
 }

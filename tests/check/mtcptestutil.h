@@ -126,6 +126,15 @@ void raw_conn_feedback (RawConn * rc, guint64 highest, guint64 buffered);
 /* Reads @rc until @until (monotonic us). */
 void raw_conn_read_until (RawConn * rc, guint index, GHashTable * arrivals, gint64 until);
 
+/* A self-signed certificate for localhost and 127.0.0.1 in a new temporary
+ * directory (cert.pem, key.pem), or NULL when openssl is not installed;
+ * remove_tls_certificate () deletes it and frees @dir. */
+gchar *make_tls_certificate (void);
+void remove_tls_certificate (gchar * dir);
+/* The first error @pipeline posts within @timeout, as "message | debug";
+ * NULL if none. */
+gchar *wait_for_error (GstElement * pipeline, GstClockTime timeout);
+
 G_END_DECLS
 
 #endif

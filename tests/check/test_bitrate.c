@@ -131,7 +131,15 @@ GST_START_TEST (test_probes_while_nothing_waits_and_backs_off)
   fail_unless_equals_int (r.changes, before);
   feed_limited (&r, 0.5, 1500000, FALSE);
   fail_unless_equals_int (r.changes, before + 1);
-  /* over a minute at the path's rate: a probe every 8 s at most */
+  /* at most four holds */
+  feed_limited (&r, 0.5, 1500000, TRUE);
+  fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 1200000);
+  before = r.changes;
+  feed_limited (&r, 3.5, 1500000, FALSE);
+  fail_unless_equals_int (r.changes, before);
+  feed_limited (&r, 0.5, 1500000, FALSE);
+  fail_unless_equals_int (r.changes, before + 1);
+  /* over a minute at the path's rate: a probe every 4 s at most */
   before = r.changes;
   {
     guint i;
@@ -139,12 +147,28 @@ GST_START_TEST (test_probes_while_nothing_waits_and_backs_off)
       feed_limited (&r, 0.5, 1500000, mtcp_bitrate_control_bps (r.c) >
           1300000);
   }
-  fail_unless (r.changes - before <= 2 * (60 / 8 + 1), "%u changes",
+  fail_unless (r.changes - before <= 2 * (60 / 4 + 1), "%u changes",
       r.changes - before);
   fail_unless (mtcp_bitrate_control_bps (r.c) >= 1200000);
-  /* a step up that held 3 s was not refused: back to one hold */
-  feed_limited (&r, 10, 3000000, FALSE);
-  fail_unless (mbps (&r) > 2.3, "%f", mbps (&r));
+  mtcp_bitrate_control_free (r.c);
+
+  /* two refused probes (four holds), then one the path takes: once it
+   * held 3 s the hold is one again */
+  run_init (&r, 300000, 4000000, 1000000);
+  feed_limited (&r, 0.5, 1000000, FALSE);
+  feed_limited (&r, 0.5, 1000000, TRUE);
+  feed_limited (&r, 2, 1000000, FALSE);
+  feed_limited (&r, 0.5, 1000000, TRUE);
+  fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 800000);
+  feed_limited (&r, 3.5, 1000000, FALSE);
+  fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 800000);
+  feed_limited (&r, 0.5, 1000000, FALSE);
+  fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 1000000);
+  before = r.changes;
+  feed_limited (&r, 2.5, 1250000, FALSE);
+  fail_unless_equals_int (r.changes, before);
+  feed_limited (&r, 0.5, 1250000, FALSE);
+  fail_unless_equals_int (r.changes, before + 1);
   mtcp_bitrate_control_free (r.c);
 }
 

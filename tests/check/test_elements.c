@@ -313,63 +313,6 @@ GST_END_TEST;
 
 /* ---- TLS ---- */
 
-/* A self-signed certificate for localhost and 127.0.0.1 in a new temporary
- * directory (cert.pem, key.pem), or NULL when openssl is not installed. */
-static gchar *
-make_tls_certificate (void)
-{
-  gchar *openssl = g_find_program_in_path ("openssl");
-  gchar *dir, *cmd;
-  gint status = -1;
-
-  if (openssl == NULL)
-    return NULL;
-  dir = g_dir_make_tmp ("multitcp-tls-XXXXXX", NULL);
-  fail_unless (dir != NULL);
-  cmd = g_strdup_printf ("%s req -x509 -newkey rsa:2048 -nodes -days 1 "
-      "-subj /CN=localhost -addext subjectAltName=DNS:localhost,IP:127.0.0.1 "
-      "-keyout %s/key.pem -out %s/cert.pem", openssl, dir, dir);
-  fail_unless (g_spawn_command_line_sync (cmd, NULL, NULL, &status, NULL));
-  fail_unless (g_spawn_check_wait_status (status, NULL), "%s failed", cmd);
-  g_free (cmd);
-  g_free (openssl);
-  return dir;
-}
-
-static void
-remove_tls_certificate (gchar * dir)
-{
-  gchar *cert = g_build_filename (dir, "cert.pem", NULL);
-  gchar *key = g_build_filename (dir, "key.pem", NULL);
-  g_unlink (cert);
-  g_unlink (key);
-  g_rmdir (dir);
-  g_free (cert);
-  g_free (key);
-  g_free (dir);
-}
-
-/* The first error the pipeline posts within @timeout, as "message | debug". */
-static gchar *
-wait_for_error (GstElement * pipeline, GstClockTime timeout)
-{
-  GstBus *bus = gst_element_get_bus (pipeline);
-  GstMessage *msg = gst_bus_timed_pop_filtered (bus, timeout,
-      GST_MESSAGE_ERROR);
-  GError *err = NULL;
-  gchar *dbg = NULL, *text;
-
-  gst_object_unref (bus);
-  if (msg == NULL)
-    return NULL;
-  gst_message_parse_error (msg, &err, &dbg);
-  text = g_strdup_printf ("%s | %s", err->message, dbg ? dbg : "");
-  g_error_free (err);
-  g_free (dbg);
-  gst_message_unref (msg);
-  return text;
-}
-
 /* The error a receiver with @props posts against the sink on @port. */
 static gchar *
 receiver_error (gint port, const gchar * props)

@@ -354,6 +354,20 @@ GST_START_TEST (test_control_frames_roundtrip)
   fail_unless_equals_uint64 (fb_back.echo_delay_us, 15);
   fail_unless_equals_int (fb_back.window_bytes, 16);
 
+  {
+    guint16 want = 0;
+    fail_unless_equals_int (mtcp_write_want (out, sizeof (out), 12),
+        MTCP_WANT_FRAME_SIZE);
+    fail_unless_equals_int (out[0], MTCP_FRAME_WANT);
+    fail_unless (mtcp_parse_want (out + 8, MTCP_WANT_SIZE, &want, &err));
+    fail_unless_equals_int (want, 12);
+    fail_if (mtcp_parse_want (out + 8, MTCP_WANT_SIZE - 1, &want, &err));
+    g_free (err);
+    err = NULL;
+    fail_unless_equals_int (mtcp_write_want (out, MTCP_WANT_FRAME_SIZE - 1,
+            12), 0);
+  }
+
   memset (w.session_id, 0xab, 16);
   fail_unless_equals_int (mtcp_write_welcome (out, sizeof (out), &w),
       MTCP_WELCOME_FRAME_SIZE);

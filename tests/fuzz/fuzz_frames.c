@@ -168,6 +168,11 @@ parse_body (const MtcpFrameHeader * hdr, const guint8 * body,
     case MTCP_FRAME_FEEDBACK:
       ok = mtcp_parse_feedback (body, hdr->length, &fb, &err);
       break;
+    case MTCP_FRAME_WANT:{
+      guint16 want;
+      ok = mtcp_parse_want (body, hdr->length, &want, &err);
+      break;
+    }
     case MTCP_FRAME_CHALLENGE:
       ok = mtcp_parse_challenge (body, hdr->length, &challenge, &err);
       break;

@@ -1,0 +1,356 @@
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "mtcpconnector.h"
+#include "mtcpiothread.h"
+#include "mtcptcpinfo.h"
+
+#include <gst/gst.h>
+
+GST_DEBUG_CATEGORY_STATIC (mtcp_connector_debug);
+#define GST_CAT_DEFAULT mtcp_connector_debug
+
+/* accept () failing (EMFILE, ENFILE, ENOBUFS) leaves the connection in the
+ * backlog and the listener readable: rest this long, doubling */
+#define ACCEPT_BACKOFF_MIN_MS 50
+#define ACCEPT_BACKOFF_MAX_MS 1000
+/* connections taken per wake-up of the listener: a flood waits its turn */
+#define ACCEPTS_PER_DISPATCH 64
+
+typedef struct {
+  MtcpConnector *connector;
+  GSocket *socket;
+  GSource *watch;
+  GSource *timeout;
+} Dial;
+
+struct _MtcpConnector {
+  GSocket *listener;            /* listener only */
+  GSocketAddress *address;      /* dialer only */
+  guint port;
+  gchar *description;
+  guint connect_timeout_ms;
+
+  GMainContext *context;
+  MtcpConnectorConnected connected;
+  MtcpConnectorFailed failed;
+  gpointer user_data;
+  gboolean running;
+
+  GSource *accept_source;       /* NULL while resting */
+  GSource *rest_source;
+  guint backoff_ms;
+  GList *dials;                 /* Dial*, in progress */
+};
+
+static void
+init_debug (void)
+{
+  static gsize done = 0;
+
+  if (g_once_init_enter (&done)) {
+    GST_DEBUG_CATEGORY_INIT (mtcp_connector_debug, "multitcpconnector", 0,
+        "multitcp connections: listen and accept, or dial");
+    g_once_init_leave (&done, 1);
+  }
+}
+
+MtcpConnector *
+mtcp_connector_new_listener (const gchar * host, guint port, GError ** error)
+{
+  GSocketAddress *saddr, *bound;
+  MtcpConnector *c;
+  GSocket *sock;
+
+  init_debug ();
+  saddr = mtcp_resolve_address (host, port, NULL, error);
+  if (saddr == NULL)
+    return NULL;
+  sock = g_socket_new (g_socket_address_get_family (saddr),
+      G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, error);
+  if (sock == NULL) {
+    g_object_unref (saddr);
+    return NULL;
+  }
+  g_socket_set_blocking (sock, FALSE);
+  g_socket_set_listen_backlog (sock, 128);
+  if (!g_socket_bind (sock, saddr, TRUE, error) ||
+      !g_socket_listen (sock, error)) {
+    g_object_unref (saddr);
+    g_object_unref (sock);
+    return NULL;
+  }
+  g_object_unref (saddr);
+  c = g_new0 (MtcpConnector, 1);
+  c->listener = sock;
+  bound = g_socket_get_local_address (sock, NULL);
+  c->port = bound ?
+      g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound)) : 0;
+  g_clear_object (&bound);
+  c->description = g_strdup_printf ("%s:%u", host && *host ? host : "*",
+      c->port);
+  GST_DEBUG ("listening on %s", c->description);
+  return c;
+}
+
+MtcpConnector *
+mtcp_connector_new_dialer (const gchar * host, guint port,
+    guint connect_timeout_ms, GCancellable * cancellable, GError ** error)
+{
+  GSocketAddress *address;
+  MtcpConnector *c;
+
+  init_debug ();
+  address = mtcp_resolve_address (host, port, cancellable, error);
+  if (address == NULL)
+    return NULL;
+  c = g_new0 (MtcpConnector, 1);
+  c->address = address;
+  c->port = port;
+  c->connect_timeout_ms = connect_timeout_ms;
+  c->description = g_strdup_printf ("%s:%u", host, port);
+  return c;
+}
+
+gboolean
+mtcp_connector_is_listener (const MtcpConnector * c)
+{
+  return c->listener != NULL;
+}
+
+guint
+mtcp_connector_get_port (const MtcpConnector * c)
+{
+  return c->port;
+}
+
+const gchar *
+mtcp_connector_describe (const MtcpConnector * c)
+{
+  return c->description;
+}
+
+/* ---- listening ---- */
+
+static void watch_listener (MtcpConnector * c);
+
+static gboolean
+on_rest_over (gpointer data)
+{
+  MtcpConnector *c = data;
+
+  c->rest_source = NULL;
+  if (c->running)
+    watch_listener (c);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+on_accept (GSocket * listener, GIOCondition cond, gpointer data)
+{
+  MtcpConnector *c = data;
+  guint n;
+
+  for (n = 0; n < ACCEPTS_PER_DISPATCH && c->running; n++) {
+    GError *err = NULL;
+    GSocket *sock = g_socket_accept (listener, NULL, &err);
+    gboolean exhausted;
+
+    if (sock) {
+      c->backoff_ms = 0;
+      c->connected (sock, c->user_data);
+      continue;
+    }
+    if (g_error_matches (err, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK)) {
+      g_error_free (err);
+      break;
+    }
+    /* out of descriptors or memory (EMFILE, ENFILE, ENOMEM); other errors
+     * (reset before it was accepted) are that connection's */
+    exhausted = g_error_matches (err, G_IO_ERROR,
+        G_IO_ERROR_TOO_MANY_OPEN_FILES) || g_error_matches (err, G_IO_ERROR,
+        G_IO_ERROR_NO_SPACE);
+    if (!exhausted) {
+      GST_DEBUG ("accept failed: %s", err->message);
+      g_error_free (err);
+      continue;
+    }
+    c->backoff_ms = CLAMP (c->backoff_ms * 2, ACCEPT_BACKOFF_MIN_MS,
+        ACCEPT_BACKOFF_MAX_MS);
+    c->accept_source = NULL;
+    c->rest_source = g_timeout_source_new (c->backoff_ms);
+    g_source_set_callback (c->rest_source, on_rest_over, c, NULL);
+    g_source_attach (c->rest_source, c->context);
+    g_source_unref (c->rest_source);
+    c->failed (err, TRUE, c->backoff_ms, c->user_data);
+    g_error_free (err);
+    return G_SOURCE_REMOVE;
+  }
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+watch_listener (MtcpConnector * c)
+{
+  c->accept_source = g_socket_create_source (c->listener, G_IO_IN, NULL);
+  g_source_set_callback (c->accept_source,
+      (GSourceFunc) (void (*)(void)) on_accept, c, NULL);
+  g_source_attach (c->accept_source, c->context);
+  g_source_unref (c->accept_source);
+}
+
+/* ---- dialing ---- */
+
+static void
+dial_end (Dial * d)
+{
+  MtcpConnector *c = d->connector;
+
+  c->dials = g_list_remove (c->dials, d);
+  if (d->watch)
+    g_source_destroy (d->watch);
+  if (d->timeout)
+    g_source_destroy (d->timeout);
+  g_clear_object (&d->socket);
+  g_free (d);
+}
+
+static gboolean
+on_dial_timeout (gpointer data)
+{
+  Dial *d = data;
+  MtcpConnector *c = d->connector;
+  GError *err = g_error_new (G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
+      "connecting to %s timed out", c->description);
+
+  d->timeout = NULL;
+  GST_DEBUG ("%s", err->message);
+  dial_end (d);
+  c->failed (err, FALSE, 0, c->user_data);
+  g_error_free (err);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+on_dial_event (GSocket * socket, GIOCondition cond, gpointer data)
+{
+  Dial *d = data;
+  MtcpConnector *c = d->connector;
+  GError *err = NULL;
+
+  if (!g_socket_check_connect_result (socket, &err)) {
+    g_prefix_error (&err, "connecting to %s: ", c->description);
+    GST_DEBUG ("%s", err->message);
+    d->watch = NULL;
+    dial_end (d);
+    c->failed (err, FALSE, 0, c->user_data);
+    g_error_free (err);
+    return G_SOURCE_REMOVE;
+  }
+  {
+    GSocket *sock = g_object_ref (socket);
+
+    d->watch = NULL;
+    dial_end (d);
+    GST_DEBUG ("connected to %s", c->description);
+    c->connected (sock, c->user_data);
+  }
+  return G_SOURCE_REMOVE;
+}
+
+void
+mtcp_connector_dial (MtcpConnector * c)
+{
+  GError *err = NULL;
+  GSocket *sock;
+  Dial *d;
+
+  g_return_if_fail (c->address != NULL && c->running);
+  sock = g_socket_new (g_socket_address_get_family (c->address),
+      G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &err);
+  if (sock == NULL) {
+    c->failed (err, FALSE, 0, c->user_data);
+    g_error_free (err);
+    return;
+  }
+  mtcp_tcp_set_nodelay (sock, TRUE);
+  g_socket_set_blocking (sock, FALSE);
+  if (!g_socket_connect (sock, c->address, NULL, &err) &&
+      !g_error_matches (err, G_IO_ERROR, G_IO_ERROR_PENDING)) {
+    g_prefix_error (&err, "connecting to %s: ", c->description);
+    g_object_unref (sock);
+    c->failed (err, FALSE, 0, c->user_data);
+    g_error_free (err);
+    return;
+  }
+  g_clear_error (&err);
+  d = g_new0 (Dial, 1);
+  d->connector = c;
+  d->socket = sock;
+  d->watch = g_socket_create_source (sock, G_IO_OUT | G_IO_ERR | G_IO_HUP,
+      NULL);
+  g_source_set_callback (d->watch, (GSourceFunc) (void (*)(void))
+      on_dial_event, d, NULL);
+  g_source_attach (d->watch, c->context);
+  g_source_unref (d->watch);
+  if (c->connect_timeout_ms) {
+    d->timeout = g_timeout_source_new (c->connect_timeout_ms);
+    g_source_set_callback (d->timeout, on_dial_timeout, d, NULL);
+    g_source_attach (d->timeout, c->context);
+    g_source_unref (d->timeout);
+  }
+  c->dials = g_list_prepend (c->dials, d);
+  GST_DEBUG ("dialing %s (%u in progress)", c->description,
+      g_list_length (c->dials));
+}
+
+guint
+mtcp_connector_dialing (const MtcpConnector * c)
+{
+  return g_list_length (c->dials);
+}
+
+/* ---- both ---- */
+
+void
+mtcp_connector_start (MtcpConnector * c, GMainContext * context,
+    MtcpConnectorConnected connected, MtcpConnectorFailed failed,
+    gpointer user_data)
+{
+  c->context = context;
+  c->connected = connected;
+  c->failed = failed;
+  c->user_data = user_data;
+  c->running = TRUE;
+  if (c->listener)
+    watch_listener (c);
+}
+
+void
+mtcp_connector_stop (MtcpConnector * c)
+{
+  c->running = FALSE;
+  if (c->accept_source)
+    g_source_destroy (c->accept_source);
+  c->accept_source = NULL;
+  if (c->rest_source)
+    g_source_destroy (c->rest_source);
+  c->rest_source = NULL;
+  while (c->dials)
+    dial_end (c->dials->data);
+  if (c->listener)
+    g_socket_close (c->listener, NULL);
+}
+
+void
+mtcp_connector_free (MtcpConnector * c)
+{
+  if (c == NULL)
+    return;
+  mtcp_connector_stop (c);
+  g_clear_object (&c->listener);
+  g_clear_object (&c->address);
+  g_free (c->description);
+  g_free (c);
+}

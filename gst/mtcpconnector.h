@@ -1,0 +1,57 @@
+/* Makes TCP connections for either end, in either role: listens and
+ * accepts, or dials. Which end dials is a deployment's choice (a camera
+ * behind NAT must dial out, an ingest server listens); what a connection
+ * then carries is not: the receiver speaks first (HELLO), the sender
+ * answers, whoever dialed. So the transports hand every connected socket
+ * on to the same handshake, accepted or dialed.
+ *
+ * A connector runs on its owner's I/O context (GMainContext) and calls
+ * back from it with no lock of its own held; the owner serialises the
+ * other calls (it calls them from that context, or before it runs). */
+#ifndef __MTCP_CONNECTOR_H__
+#define __MTCP_CONNECTOR_H__
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+typedef struct _MtcpConnector MtcpConnector;
+
+/* A connection is up: the callee takes @socket (a reference). */
+typedef void (*MtcpConnectorConnected) (GSocket * socket, gpointer user_data);
+/* A dial failed (@exhausted FALSE), or accept () ran out of descriptors or
+ * memory and the listener now rests for @backoff_ms (@exhausted TRUE). */
+typedef void (*MtcpConnectorFailed) (const GError * error, gboolean exhausted,
+    guint backoff_ms, gpointer user_data);
+
+/* Binds and listens now, so that the port (0: any free one) is known. */
+MtcpConnector *mtcp_connector_new_listener (const gchar * host, guint port,
+    GError ** error);
+/* Dials @host:@port (resolved now, blocking) when asked to. */
+MtcpConnector *mtcp_connector_new_dialer (const gchar * host, guint port,
+    guint connect_timeout_ms, GCancellable * cancellable, GError ** error);
+void mtcp_connector_free (MtcpConnector * connector);
+
+gboolean mtcp_connector_is_listener (const MtcpConnector * connector);
+/* The port listened on, or dialed. */
+guint mtcp_connector_get_port (const MtcpConnector * connector);
+/* "host:port" of what it dials or listens on, for messages. */
+const gchar *mtcp_connector_describe (const MtcpConnector * connector);
+
+/* From now on, on @context: a listener accepts, a dialer dials on
+ * mtcp_connector_dial (). */
+void mtcp_connector_start (MtcpConnector * connector, GMainContext * context,
+    MtcpConnectorConnected connected, MtcpConnectorFailed failed,
+    gpointer user_data);
+/* Dialer: one more connection, without blocking; it comes to connected or
+ * failed. */
+void mtcp_connector_dial (MtcpConnector * connector);
+/* Dialer: how many dials have not ended yet. */
+guint mtcp_connector_dialing (const MtcpConnector * connector);
+/* No more callbacks; dials in progress are abandoned, the listener
+ * closed. */
+void mtcp_connector_stop (MtcpConnector * connector);
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,386 @@
+/* Either end may dial: multitcpsink mode=caller dials a multitcpsrc
+ * mode=listener (a camera behind NAT dialing its ingest server), plain,
+ * with a passphrase and with TLS; the receiver still decides how many
+ * connections (WANT); the caller dials again when the receiver comes back,
+ * and gives up after `retry`; strangers calling the listener change
+ * nothing; multitcp:// URIs set the mode, the address and the rest. */
+#include <gst/check/gstcheck.h>
+#include <gio/gio.h>
+#include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
+#include <string.h>
+
+#include "mtcptestutil.h"
+#include "gstmultitcpuri.h"
+
+/* a loopback port nobody listens on (free a moment ago) */
+static gint
+closed_port (void)
+{
+  GSocket *sock = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
+      G_SOCKET_PROTOCOL_TCP, NULL);
+  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  GSocketAddress *addr = g_inet_socket_address_new (lo, 0), *bound;
+  gint port;
+
+  fail_unless (g_socket_bind (sock, addr, TRUE, NULL));
+  bound = g_socket_get_local_address (sock, NULL);
+  port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+  g_object_unref (bound);
+  g_object_unref (addr);
+  g_object_unref (lo);
+  g_socket_close (sock, NULL);
+  g_object_unref (sock);
+  return port;
+}
+
+/* multitcpsrc mode=listener on a free loopback port: its port in *@port */
+static Receiver *
+listener_new (guint connections, const gchar * props, gint * port)
+{
+  gchar *all = g_strdup_printf ("mode=listener %s", props ? props : "");
+  Receiver *r = receiver_new_with (0, connections, 5000, all);
+
+  g_free (all);
+  g_object_get (r->src, "current-port", port, NULL);
+  fail_unless (*port > 0);
+  return r;
+}
+
+/* appsrc ! multitcpsink mode=caller dialing @port */
+static Sender *
+caller_new (gint port, const gchar * props)
+{
+  gchar *all = g_strdup_printf ("mode=caller host=127.0.0.1 port=%d %s", port,
+      props ? props : "");
+  Sender *s = sender_new (all);
+
+  g_free (all);
+  return s;
+}
+
+static gchar *
+stats_string (GstElement * e, const gchar * field)
+{
+  GstStructure *st = NULL;
+  gchar *v;
+
+  g_object_get (e, "stats", &st, NULL);
+  v = g_strdup (gst_structure_get_string (st, field));
+  gst_structure_free (st);
+  return v;
+}
+
+/* The sink dials all three connections the listening receiver wants, and
+ * everything arrives byte-exact with its timestamps and flags. */
+GST_START_TEST (test_sink_calls_listening_source)
+{
+  gint port;
+  Receiver *r = listener_new (3, NULL, &port);
+  Sender *s = caller_new (port, NULL);
+  gchar *mode;
+
+  wait_for_connections (s->sink, 3);
+  mode = stats_string (s->sink, "mode");
+  fail_unless_equals_string (mode, "caller");
+  g_free (mode);
+  stream_and_check (s, &r, 1, 200, TRUE);
+  fail_unless (stats_uint64 (s->sink, "dials") >= 3);
+  sender_free (s);
+  receiver_free (r);
+}
+
+GST_END_TEST;
+
+/* The passphrase, proven both ways, whoever dials. */
+GST_START_TEST (test_sink_calls_with_passphrase)
+{
+  gint port;
+  Receiver *r = listener_new (2, "passphrase=\"a caller's secret\"", &port);
+  Sender *s = caller_new (port, "passphrase=\"a caller's secret\"");
+
+  wait_for_connections (s->sink, 2);
+  stream_and_check (s, &r, 1, 100, TRUE);
+  sender_free (s);
+  receiver_free (r);
+}
+
+GST_END_TEST;
+
+/* A wrong passphrase: the listener never takes the stream; the caller
+ * gives up after `retry` and says why on the bus. */
+GST_START_TEST (test_caller_wrong_passphrase_gives_up)
+{
+  gint port;
+  Receiver *r = listener_new (2, "passphrase=\"the right one\"", &port);
+  Sender *s = caller_new (port, "passphrase=\"another one\" retry=2");
+  gchar *text;
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, 100, NULL);
+
+  fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (s->appsrc),
+          buf), GST_FLOW_OK);
+  text = wait_for_error (s->pipeline, 30 * GST_SECOND);
+  fail_unless (text && strstr (text, "Could not reach the receiver"),
+      "error: %s", text);
+  g_free (text);
+  fail_unless_equals_uint64 (stats_uint64 (r->src, "buffers-pushed"), 0);
+  sender_free (s);
+  receiver_free (r);
+}
+
+GST_END_TEST;
+
+/* TLS: the sink is the TLS server and the source the client, whoever
+ * dials; the listener checks the certificate against its CA file. */
+GST_START_TEST (test_sink_calls_with_tls)
+{
+  gchar *dir = make_tls_certificate ();
+  gchar *sink_props, *src_props;
+  gint port;
+  Receiver *r;
+  Sender *s;
+
+  if (dir == NULL) {
+    g_print ("SKIP test_sink_calls_with_tls: openssl is not installed\n");
+    return;
+  }
+  src_props = g_strdup_printf ("tls=true tls-ca-file=%s/cert.pem", dir);
+  sink_props = g_strdup_printf ("tls=true tls-certificate-file=%s/cert.pem "
+      "tls-key-file=%s/key.pem", dir, dir);
+  r = listener_new (3, src_props, &port);
+  s = caller_new (port, sink_props);
+  wait_for_connections (s->sink, 3);
+  stream_and_check (s, &r, 1, 100, TRUE);
+  sender_free (s);
+  receiver_free (r);
+  g_free (src_props);
+  g_free (sink_props);
+  remove_tls_certificate (dir);
+}
+
+GST_END_TEST;
+
+/* The receiver still drives the count: `connections` changed on the
+ * listening source while playing makes the caller dial more, or retire
+ * some, with nothing lost. */
+GST_START_TEST (test_receiver_drives_the_count)
+{
+  gint port;
+  Receiver *r = listener_new (2, NULL, &port);
+  Sender *s = caller_new (port, NULL);
+
+  wait_for_connections (s->sink, 2);
+  g_object_set (r->src, "connections", 5, NULL);
+  wait_for_connections (s->sink, 5);
+  g_object_set (r->src, "connections", 1, NULL);
+  wait_for_connections (s->sink, 1);
+  stream_and_check (s, &r, 1, 100, TRUE);
+  sender_free (s);
+  receiver_free (r);
+}
+
+GST_END_TEST;
+
+/* The receiver goes away and comes back on the same port: the caller
+ * dials again (backing off meanwhile) and the new receiver gets the
+ * stream, a new session. */
+GST_START_TEST (test_caller_redials_when_the_receiver_returns)
+{
+  gint port, again;
+  Receiver *r = listener_new (2, NULL, &port);
+  Sender *s = caller_new (port, NULL);
+  gchar *props;
+
+  wait_for_connections (s->sink, 2);
+  receiver_free (r);
+  wait_for_connections (s->sink, 0);
+  g_usleep (G_USEC_PER_SEC);
+  props = g_strdup_printf ("mode=listener port=%d", port);
+  r = receiver_new_with (0, 2, 5000, props);
+  g_free (props);
+  g_object_get (r->src, "current-port", &again, NULL);
+  fail_unless_equals_int (again, port);
+  wait_for_connections (s->sink, 2);
+  stream_and_check (s, &r, 1, 50, TRUE);
+  fail_unless (stats_uint (s->sink, "dial-failures") == 0);
+  sender_free (s);
+  receiver_free (r);
+}
+
+GST_END_TEST;
+
+/* Nobody listens: the caller gives up after `retry` failed dials, with an
+ * error that names the address. */
+GST_START_TEST (test_caller_gives_up_after_retry)
+{
+  Sender *s = caller_new (closed_port (), "retry=2");
+  gchar *text;
+
+  text = wait_for_error (s->pipeline, 30 * GST_SECOND);
+  fail_unless (text && strstr (text, "Could not reach the receiver") &&
+      strstr (text, "127.0.0.1"), "error: %s", text);
+  g_free (text);
+  fail_unless (stats_uint64 (s->sink, "dials") >= 3);
+  sender_free (s);
+}
+
+GST_END_TEST;
+
+/* Strangers calling the listener (idle, more than it keeps pending) take
+ * nothing from the real sink's stream. */
+GST_START_TEST (test_strangers_calling_the_listener)
+{
+  gint port, i;
+  Receiver *r = listener_new (2, NULL, &port);
+  GSocket *idle[12];
+  Sender *s;
+
+  for (i = 0; i < 12; i++)
+    idle[i] = raw_connect (port);
+  s = caller_new (port, NULL);
+  wait_for_connections (s->sink, 2);
+  stream_and_check (s, &r, 1, 100, TRUE);
+  for (i = 0; i < 12; i++) {
+    g_socket_close (idle[i], NULL);
+    g_object_unref (idle[i]);
+  }
+  sender_free (s);
+  receiver_free (r);
+}
+
+GST_END_TEST;
+
+/* ---- URIs ---- */
+
+static GstElement *
+from_uri (GstURIType type, const gchar * uri, GError ** error)
+{
+  return gst_element_make_from_uri (type, uri, NULL, error);
+}
+
+/* A host dials, :port listens, mode= overrides, keys set properties, a
+ * bad key or value is refused with a message, get_uri gives it back. */
+GST_START_TEST (test_uri)
+{
+  GError *err = NULL;
+  GstElement *e;
+  GstMultiTcpMode mode;
+  gchar *host, *uri;
+  gint port;
+  guint latency, conns, overhead;
+
+  e = from_uri (GST_URI_SRC, "multitcp://:5601?latency=1500&connections=3",
+      &err);
+  fail_unless (e != NULL, "%s", err ? err->message : "");
+  g_object_get (e, "mode", &mode, "host", &host, "port", &port, "latency",
+      &latency, "connections", &conns, NULL);
+  fail_unless_equals_int (mode, GST_MULTI_TCP_MODE_LISTENER);
+  fail_unless_equals_string (host, "0.0.0.0");
+  fail_unless_equals_int (port, 5601);
+  fail_unless_equals_int (latency, 1500);
+  fail_unless_equals_int (conns, 3);
+  g_free (host);
+  uri = gst_uri_handler_get_uri (GST_URI_HANDLER (e));
+  fail_unless_equals_string (uri, "multitcp://:5601");
+  g_free (uri);
+  gst_object_unref (e);
+
+  e = from_uri (GST_URI_SINK,
+      "multitcp://ingest.example:7000?passphrase=s3cret&max_connections=8&"
+      "copy-overhead=10",
+      &err);
+  fail_unless (e != NULL, "%s", err ? err->message : "");
+  /* (passphrase is write-only) */
+  g_object_get (e, "mode", &mode, "host", &host, "port", &port,
+      "max-connections", &conns, "copy-overhead", &overhead, NULL);
+  fail_unless_equals_int (mode, GST_MULTI_TCP_MODE_CALLER);
+  fail_unless_equals_string (host, "ingest.example");
+  fail_unless_equals_int (port, 7000);
+  fail_unless_equals_int (conns, 8);
+  fail_unless_equals_int (overhead, 10);
+  g_free (host);
+  uri = gst_uri_handler_get_uri (GST_URI_HANDLER (e));
+  fail_unless_equals_string (uri, "multitcp://ingest.example:7000");
+  g_free (uri);
+  /* mode=listener on an address; IPv6 in brackets */
+  fail_unless (gst_uri_handler_set_uri (GST_URI_HANDLER (e),
+          "multitcp://[::1]:7001?mode=listener", &err));
+  g_object_get (e, "mode", &mode, "host", &host, NULL);
+  fail_unless_equals_int (mode, GST_MULTI_TCP_MODE_LISTENER);
+  fail_unless_equals_string (host, "::1");
+  g_free (host);
+  uri = gst_uri_handler_get_uri (GST_URI_HANDLER (e));
+  fail_unless_equals_string (uri, "multitcp://[::1]:7001?mode=listener");
+  g_free (uri);
+  /* refused, and nothing changed */
+  fail_if (gst_uri_handler_set_uri (GST_URI_HANDLER (e),
+          "multitcp://h:7002?no-such-property=1", &err));
+  fail_unless (err && strstr (err->message, "no-such-property"));
+  g_clear_error (&err);
+  fail_if (gst_uri_handler_set_uri (GST_URI_HANDLER (e),
+          "multitcp://h:7002?max-connections=many", &err));
+  fail_unless (err && strstr (err->message, "max-connections=many"));
+  g_clear_error (&err);
+  fail_if (gst_uri_handler_set_uri (GST_URI_HANDLER (e), "multitcp://h",
+          &err));
+  fail_unless (err && strstr (err->message, "port"));
+  g_clear_error (&err);
+  fail_if (gst_uri_handler_set_uri (GST_URI_HANDLER (e),
+          "multitcp://h:1?mode=sideways", &err));
+  g_clear_error (&err);
+  fail_if (gst_uri_handler_set_uri (GST_URI_HANDLER (e),
+          "multitcp://:7003?mode=caller", &err));
+  g_clear_error (&err);
+  g_object_get (e, "port", &port, NULL);
+  fail_unless_equals_int (port, 7001);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* uri= in a pipeline: a listening source and a calling sink set by URI
+ * alone stream everything. */
+GST_START_TEST (test_uri_streams)
+{
+  Receiver *r;
+  Sender *s;
+  gint port;
+  gchar *uri;
+
+  r = receiver_new_with (0, 2, 5000, "uri=multitcp://127.0.0.1:0?mode="
+      "listener&connections=2");
+  g_object_get (r->src, "current-port", &port, NULL);
+  fail_unless (port > 0);
+  uri = g_strdup_printf ("uri=multitcp://127.0.0.1:%d", port);
+  s = sender_new (uri);
+  g_free (uri);
+  wait_for_connections (s->sink, 2);
+  stream_and_check (s, &r, 1, 50, TRUE);
+  sender_free (s);
+  receiver_free (r);
+}
+
+GST_END_TEST;
+
+static Suite *
+modes_suite (void)
+{
+  Suite *s = suite_create ("modes_elements");
+  TCase *tc = tcase_create ("general");
+
+  tcase_set_timeout (tc, 120);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_sink_calls_listening_source);
+  tcase_add_test (tc, test_sink_calls_with_passphrase);
+  tcase_add_test (tc, test_caller_wrong_passphrase_gives_up);
+  tcase_add_test (tc, test_sink_calls_with_tls);
+  tcase_add_test (tc, test_receiver_drives_the_count);
+  tcase_add_test (tc, test_caller_redials_when_the_receiver_returns);
+  tcase_add_test (tc, test_caller_gives_up_after_retry);
+  tcase_add_test (tc, test_strangers_calling_the_listener);
+  tcase_add_test (tc, test_uri);
+  tcase_add_test (tc, test_uri_streams);
+  return s;
+}
+
+GST_CHECK_MAIN (modes);
