@@ -362,6 +362,219 @@ GST_START_TEST (test_uri_streams)
 
 GST_END_TEST;
 
+/* ---- x264 to avdec_h264, both ways round ---- */
+
+#define H264_FRAMES 90
+
+static gboolean
+have_h264 (void)
+{
+  GstElementFactory *enc = gst_element_factory_find ("x264enc");
+  GstElementFactory *dec = gst_element_factory_find ("avdec_h264");
+  gboolean ok = enc != NULL && dec != NULL;
+
+  g_clear_object (&enc);
+  g_clear_object (&dec);
+  return ok;
+}
+
+static GstElement *
+h264_sender (const gchar * sink_props)
+{
+  gchar *desc = g_strdup_printf ("videotestsrc is-live=true num-buffers=%d ! "
+      "video/x-raw,width=320,height=240,framerate=30/1 ! x264enc "
+      "tune=zerolatency speed-preset=ultrafast key-int-max=15 ! h264parse "
+      "config-interval=-1 ! multitcpsink name=sink %s", H264_FRAMES,
+      sink_props);
+  GstElement *p = gst_parse_launch (desc, NULL);
+
+  g_free (desc);
+  fail_unless (p != NULL);
+  return p;
+}
+
+static GstElement *
+h264_receiver (const gchar * src_props)
+{
+  gchar *desc = g_strdup_printf ("multitcpsrc name=src latency=2000 %s ! "
+      "h264parse ! avdec_h264 ! appsink name=out sync=false max-buffers=0",
+      src_props);
+  GstElement *p = gst_parse_launch (desc, NULL);
+
+  g_free (desc);
+  fail_unless (p != NULL);
+  return p;
+}
+
+/* Until EOS (or an error): the frames decoded. */
+static guint
+count_decoded (GstElement * receiver)
+{
+  GstElement *out = gst_bin_get_by_name (GST_BIN (receiver), "out");
+  guint n = 0;
+  GstSample *sample;
+
+  while ((sample = gst_app_sink_try_pull_sample (GST_APP_SINK (out),
+              WAIT_TIMEOUT))) {
+    n++;
+    gst_sample_unref (sample);
+  }
+  fail_unless (gst_app_sink_is_eos (GST_APP_SINK (out)), "no EOS after %u "
+      "frames", n);
+  gst_object_unref (out);
+  return n;
+}
+
+static gint
+element_port (GstElement * pipeline, const gchar * name)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), name);
+  gint port = 0;
+
+  g_object_get (e, "current-port", &port, NULL);
+  gst_object_unref (e);
+  fail_unless (port > 0);
+  return port;
+}
+
+/* Every frame the receiver got decodes, none late or skipped, and it got
+ * the stream from near its start. */
+static void
+check_decoded (GstElement * receiver, guint decoded)
+{
+  GstElement *src = gst_bin_get_by_name (GST_BIN (receiver), "src");
+
+  fail_unless (decoded >= H264_FRAMES * 2 / 3, "%u frames decoded", decoded);
+  fail_unless_equals_uint64 (stats_uint64 (src, "buffers-pushed"), decoded);
+  fail_unless_equals_uint64 (stats_uint64 (src, "buffers-late"), 0);
+  fail_unless_equals_uint64 (stats_uint64 (src, "buffers-skipped"), 0);
+  gst_object_unref (src);
+}
+
+/* @security: properties for both ends ("" plain) */
+static void
+h264_both_ways (const gchar * sink_security, const gchar * src_security)
+{
+  GstElement *tx, *rx;
+  gchar *props;
+  gint port;
+
+  /* the sink listens (set by uri=), the source dials */
+  props = g_strdup_printf ("uri=multitcp://127.0.0.1:0?mode=listener %s",
+      sink_security);
+  tx = h264_sender (props);
+  g_free (props);
+  fail_if (gst_element_set_state (tx, GST_STATE_PAUSED) ==
+      GST_STATE_CHANGE_FAILURE);
+  port = element_port (tx, "sink");
+  props = g_strdup_printf ("uri=multitcp://127.0.0.1:%d?connections=3 %s",
+      port, src_security);
+  rx = h264_receiver (props);
+  g_free (props);
+  fail_if (gst_element_set_state (rx, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  fail_if (gst_element_set_state (tx, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  check_decoded (rx, count_decoded (rx));
+  gst_element_set_state (tx, GST_STATE_NULL);
+  gst_element_set_state (rx, GST_STATE_NULL);
+  gst_object_unref (tx);
+  gst_object_unref (rx);
+
+  /* the source listens, the sink dials: by properties */
+  props = g_strdup_printf ("mode=listener host=127.0.0.1 port=0 "
+      "connections=3 %s", src_security);
+  rx = h264_receiver (props);
+  g_free (props);
+  fail_if (gst_element_set_state (rx, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  port = element_port (rx, "src");
+  props = g_strdup_printf ("mode=caller host=127.0.0.1 port=%d %s", port,
+      sink_security);
+  tx = h264_sender (props);
+  g_free (props);
+  fail_if (gst_element_set_state (tx, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  check_decoded (rx, count_decoded (rx));
+  gst_element_set_state (tx, GST_STATE_NULL);
+  gst_element_set_state (rx, GST_STATE_NULL);
+  gst_object_unref (tx);
+  gst_object_unref (rx);
+}
+
+GST_START_TEST (test_h264_both_ways)
+{
+  gchar *dir, *sink_tls, *src_tls;
+
+  if (!have_h264 ()) {
+    g_print ("SKIP test_h264_both_ways: no x264enc or avdec_h264\n");
+    return;
+  }
+  h264_both_ways ("", "");
+  h264_both_ways ("passphrase=\"camera one\"", "passphrase=\"camera one\"");
+  dir = make_tls_certificate ();
+  if (dir == NULL) {
+    g_print ("SKIP test_h264_both_ways with TLS: no openssl\n");
+    return;
+  }
+  sink_tls = g_strdup_printf ("tls=true tls-certificate-file=%s/cert.pem "
+      "tls-key-file=%s/key.pem", dir, dir);
+  src_tls = g_strdup_printf ("tls=true tls-ca-file=%s/cert.pem", dir);
+  h264_both_ways (sink_tls, src_tls);
+  g_free (sink_tls);
+  g_free (src_tls);
+  remove_tls_certificate (dir);
+}
+
+GST_END_TEST;
+
+/* playbin plays a multitcp:// URI: it finds multitcpsrc by the scheme and
+ * decodes to EOS with no error. */
+GST_START_TEST (test_playbin_plays_uri)
+{
+  GstElement *tx, *playbin, *vsink;
+  GstBus *bus;
+  GstMessage *msg;
+  gchar *uri;
+  gint port;
+
+  if (!have_h264 ()) {
+    g_print ("SKIP test_playbin_plays_uri: no x264enc or avdec_h264\n");
+    return;
+  }
+  tx = h264_sender ("host=127.0.0.1 port=0");
+  fail_if (gst_element_set_state (tx, GST_STATE_PAUSED) ==
+      GST_STATE_CHANGE_FAILURE);
+  port = element_port (tx, "sink");
+  playbin = gst_element_factory_make ("playbin", NULL);
+  vsink = gst_element_factory_make ("fakesink", NULL);
+  fail_unless (playbin && vsink);
+  uri = g_strdup_printf ("multitcp://127.0.0.1:%d?latency=2000", port);
+  g_object_set (playbin, "uri", uri, "video-sink", vsink, NULL);
+  g_free (uri);
+  fail_if (gst_element_set_state (playbin, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  fail_if (gst_element_set_state (tx, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  bus = gst_element_get_bus (playbin);
+  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "playbin: no EOS within 30 s");
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *err = NULL;
+    gst_message_parse_error (msg, &err, NULL);
+    fail ("playbin: %s", err->message);
+  }
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  gst_element_set_state (playbin, GST_STATE_NULL);
+  gst_element_set_state (tx, GST_STATE_NULL);
+  gst_object_unref (playbin);
+  gst_object_unref (tx);
+}
+
+GST_END_TEST;
+
 static Suite *
 modes_suite (void)
 {
@@ -380,6 +593,8 @@ modes_suite (void)
   tcase_add_test (tc, test_strangers_calling_the_listener);
   tcase_add_test (tc, test_uri);
   tcase_add_test (tc, test_uri_streams);
+  tcase_add_test (tc, test_h264_both_ways);
+  tcase_add_test (tc, test_playbin_plays_uri);
   return s;
 }
 
