@@ -106,6 +106,8 @@ struct _MtcpServer {
   guint dial_failures;
   gint64 next_dial_us;
   guint64 dials;
+  guint64 outage_probes;
+  gint64 next_probe_us;
   gboolean gave_up;
   gchar *gave_up_reason;
   gint tls_orphans;             /* see mtcp_connection_wait_orphaned_handshakes */
@@ -164,6 +166,13 @@ struct _MtcpServer {
 #define DIAL_BACKOFF_MAX_MS 5000
 /* dials in progress at once */
 #define DIALS_AT_ONCE 4
+/* caller: nothing heard on any connection this long is an outage; one
+ * more connection is dialed each PROBE_INTERVAL_US while it lasts (the
+ * old ones sit in TCP's backed-off retransmissions when the path comes
+ * back, a new SYN is on a fresh timer); the receiver retires the silent
+ * ones once the probe carries the stream */
+#define PROBE_AFTER_US (1500 * G_TIME_SPAN_MILLISECOND)
+#define PROBE_INTERVAL_US G_USEC_PER_SEC
 /* the least unsent data a connection may hold (notsent-lowat is the most):
  * about three segments, so that one in RTO backoff sits on few frames */
 #define LOWAT_MIN (4 * 1024)
@@ -1678,6 +1687,26 @@ keep_dialing (MtcpServer * server, gint64 now)
       (sess ? sess->conns->len : 0);
   want = sess && sess->conns->len > 0 ? MAX (server->dial_wanted, 1) : 1;
   want = MIN (want, MAX (server->config.max_connections, 1));
+  if (sess && sess->conns->len > 0 && have >= want && pending == 0 &&
+      mtcp_connector_dialing (server->connector) == 0 &&
+      now >= server->next_probe_us && have < server->config.max_connections) {
+    gint64 heard = 0;
+    guint i;
+    for (i = 0; i < sess->conns->len; i++) {
+      ServerConn *sc = g_ptr_array_index (sess->conns, i);
+      heard = MAX (heard, MAX (sc->feedback_us, sc->accepted_us));
+    }
+    if (now - heard > PROBE_AFTER_US) {
+      server->next_probe_us = now + PROBE_INTERVAL_US;
+      server->outage_probes++;
+      GST_INFO ("nothing heard from the receiver for %" G_GINT64_FORMAT
+          " ms: dialing one more connection to find the path back",
+          (now - heard) / 1000);
+      server->dials++;
+      mtcp_connector_dial (server->connector);
+      return;
+    }
+  }
   for (n = 0; have < want && n < DIALS_AT_ONCE; n++, have++) {
     server->dials++;
     mtcp_connector_dial (server->connector);
@@ -2391,6 +2420,7 @@ mtcp_server_get_stats (MtcpServer * server)
       "accept-errors", G_TYPE_UINT64, server->accept_errors,
       "mode", G_TYPE_STRING, server->config.caller ? "caller" : "listener",
       "dials", G_TYPE_UINT64, server->dials,
+      "outage-probes", G_TYPE_UINT64, server->outage_probes,
       "dial-failures", G_TYPE_UINT, server->dial_failures,
       "scheduler", G_TYPE_STRING,
       mtcp_scheduler_nick (server->config.scheduler), NULL);

@@ -135,6 +135,32 @@ trace_departure (Link * link, uint64_t start, size_t len)
   return at;
 }
 
+/* An IPv4 or IPv6 TCP segment with SYN set and ACK clear: a new
+ * connection (IPv6 only without extension headers before TCP). */
+static int
+opens_connection (const unsigned char *p, size_t len)
+{
+  size_t off;
+  int proto;
+
+  if (len < 1)
+    return 0;
+  if ((p[0] >> 4) == 4) {
+    if (len < 20)
+      return 0;
+    off = (size_t) (p[0] & 0x0f) * 4;
+    proto = p[9];
+  } else if ((p[0] >> 4) == 6) {
+    off = 40;
+    proto = len >= 40 ? p[6] : -1;
+  } else {
+    return 0;
+  }
+  if (proto != 6 || len < off + 14)
+    return 0;
+  return (p[off + 13] & 0x12) == 0x02;
+}
+
 LinkVerdict
 link_enqueue (Link * link, const void *data, size_t len, uint64_t now_ns)
 {
@@ -146,6 +172,10 @@ link_enqueue (Link * link, const void *data, size_t len, uint64_t now_ns)
   if (now_ns < link->blackout_until_ns) {
     link->stats.dropped_blackout++;
     return LINK_DROP_BLACKOUT;
+  }
+  if (link->p.nat && opens_connection (data, len)) {
+    link->stats.dropped_syn++;
+    return LINK_DROP_SYN;
   }
   if (lose_packet (link)) {
     link->stats.dropped_loss++;

@@ -25,6 +25,9 @@ typedef struct {
    * opportunity carries LINK_MTU bytes, whole or parts of packets */
   uint64_t *trace_ms;
   size_t trace_len;
+  /* drop TCP segments that open a connection (SYN without ACK) in this
+   * direction: only the far end can dial, as behind NAT */
+  int nat;
 } LinkParams;
 
 typedef struct {
@@ -35,6 +38,7 @@ typedef struct {
   uint64_t dropped_loss;
   uint64_t dropped_queue;
   uint64_t dropped_blackout;
+  uint64_t dropped_syn;         /* new connections refused (nat=1) */
   uint64_t queue_delay_sum_ns;  /* over forwarded packets */
   uint64_t queue_delay_max_ns;
 } LinkStats;
@@ -53,6 +57,7 @@ typedef enum {
   LINK_DROP_LOSS,
   LINK_DROP_QUEUE,
   LINK_DROP_BLACKOUT,
+  LINK_DROP_SYN,
 } LinkVerdict;
 
 typedef struct {

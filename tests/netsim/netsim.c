@@ -19,6 +19,8 @@
  *                        rate=10mbit delay=25ms queue=100p|64kb loss=0.01
  *                        ge=p_gb:p_bg:loss_good:loss_bad trace=FILE
  *                        (rate= after trace= replaces the trace)
+ *                        nat=1 (no new TCP connection in this direction:
+ *                        only the far end dials, as behind NAT)
  *   --schedule FILE      lines "at=SEC [link=K] [dir=ab|ba|both] KEY=VALUE..."
  *                        or "at=SEC [link=K] [dir=..] blackout=SEC"
  *   --cc NAME            TCP congestion control in both namespaces
@@ -366,7 +368,7 @@ print_direction (FILE * f, const char *name, Link * link)
       "\"forwarded_packets\": %llu, \"forwarded_bytes\": %llu, "
       "\"dropped_loss\": %llu, "
       "\"dropped_queue\": %llu, \"dropped_blackout\": %llu, "
-      "\"mean_queue_delay_ms\": %.3f, \"max_queue_delay_ms\": %.3f}", name,
+      "\"dropped_syn\": %llu, \"mean_queue_delay_ms\": %.3f, \"max_queue_delay_ms\": %.3f}", name,
       (unsigned long long) s->offered_packets,
       (unsigned long long) s->offered_bytes,
       (unsigned long long) s->forwarded_packets,
@@ -374,6 +376,7 @@ print_direction (FILE * f, const char *name, Link * link)
       (unsigned long long) s->dropped_loss,
       (unsigned long long) s->dropped_queue,
       (unsigned long long) s->dropped_blackout,
+      (unsigned long long) s->dropped_syn,
       s->forwarded_packets ? s->queue_delay_sum_ns / 1e6 /
       s->forwarded_packets : 0.0, s->queue_delay_max_ns / 1e6);
 }

@@ -118,6 +118,8 @@ spec_parse_link (const char *spec, LinkParams * p)
         die ("bad ge '%s' (p_gb:p_bg:loss_good:loss_bad)", val);
     } else if (!strcmp (key, "trace")) {
       p->trace_ms = load_trace (val, &p->trace_len);
+    } else if (!strcmp (key, "nat")) {
+      p->nat = atoi (val) != 0;
     } else {
       die ("unknown link parameter '%s'", key);
     }

@@ -155,6 +155,47 @@ test_trace_and_blackout (void)
   link_clear (&l);
 }
 
+/* nat=1: a TCP SYN (IPv4 and IPv6) is dropped in that direction; the
+ * SYN-ACK answering a connection the far end opened, and everything
+ * else, pass. */
+static void
+test_nat (void)
+{
+  LinkParams p;
+  Link l;
+  unsigned char v4[40] = { 0x45 }, v6[60] = { 0x60 };
+
+  memset (&p, 0, sizeof (p));
+  p.nat = 1;
+  link_init (&l, &p, 1, 0);
+  v4[9] = 6;                    /* TCP */
+  v4[20 + 13] = 0x02;           /* SYN */
+  CHECK (link_enqueue (&l, v4, sizeof (v4), 0) == LINK_DROP_SYN,
+      "an IPv4 SYN is dropped");
+  v4[20 + 13] = 0x12;           /* SYN-ACK */
+  CHECK (link_enqueue (&l, v4, sizeof (v4), 0) == LINK_QUEUED,
+      "a SYN-ACK passes");
+  v4[20 + 13] = 0x10;           /* ACK */
+  CHECK (link_enqueue (&l, v4, sizeof (v4), 0) == LINK_QUEUED,
+      "an ACK passes");
+  v4[9] = 17;                   /* UDP with the same byte */
+  v4[20 + 13] = 0x02;
+  CHECK (link_enqueue (&l, v4, sizeof (v4), 0) == LINK_QUEUED,
+      "UDP passes");
+  v6[6] = 6;
+  v6[40 + 13] = 0x02;
+  CHECK (link_enqueue (&l, v6, sizeof (v6), 0) == LINK_DROP_SYN,
+      "an IPv6 SYN is dropped");
+  CHECK (l.stats.dropped_syn == 2, "counted");
+  link_clear (&l);
+
+  p.nat = 0;
+  link_init (&l, &p, 1, 0);
+  CHECK (link_enqueue (&l, v6, sizeof (v6), 0) == LINK_QUEUED,
+      "without nat a SYN passes");
+  link_clear (&l);
+}
+
 /* mahimahi semantics: one opportunity carries 1500 bytes, of several small
  * packets or part of a big one; an opportunity that passes while the queue
  * is empty is lost. */
@@ -269,6 +310,7 @@ main (void)
   test_drop_tail ();
   test_bernoulli_and_ge_loss ();
   test_trace_and_blackout ();
+  test_nat ();
   test_delay_change_keeps_order ();
   test_trace_byte_budget ();
   test_rate_change ();
