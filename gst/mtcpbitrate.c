@@ -92,7 +92,9 @@ mtcp_bitrate_control_update (MtcpBitrateControl * c, gint64 now_us,
   if (c->backoff > 0 && c->raised_us && c->changed_us == c->raised_us &&
       now_us - c->raised_us >= FAILED_WITHIN_US)
     c->backoff = 0;
-  if (path_limited && fair < c->bps * DOWN_TOLERANCE)
+  /* only a path that delivers less than the stream: one that delivers it
+   * all while its queue wobbles is no reason to give up a fifth */
+  if (path_limited && estimate_bps < c->bps * DOWN_TOLERANCE)
     return set (c, now_us, (guint64) fair, "the path carries less", bps);
   if (now_us - c->changed_us < (MTCP_BITRATE_HOLD_US << c->backoff))
     return FALSE;
