@@ -76,6 +76,7 @@ enum {
   PROP_IDLE_TIMEOUT,
   PROP_COPY_OVERHEAD,
   PROP_PASSPHRASE,
+  PROP_STREAM_ID,
   PROP_TLS,
   PROP_TLS_CERTIFICATE,
   PROP_TLS_CERTIFICATE_FILE,
@@ -195,6 +196,7 @@ gst_multi_tcp_sink_finalize (GObject * object)
 
   g_free (self->host);
   g_free (self->passphrase);
+  g_free (self->stream_id);
   g_clear_object (&self->tls_certificate);
   g_free (self->tls_certificate_file);
   g_free (self->tls_key_file);
@@ -298,6 +300,10 @@ gst_multi_tcp_sink_set_property (GObject * object, guint prop_id,
       g_free (self->passphrase);
       self->passphrase = g_value_dup_string (value);
       break;
+    case PROP_STREAM_ID:
+      g_free (self->stream_id);
+      self->stream_id = g_value_dup_string (value);
+      break;
     case PROP_TLS:
       self->tls = g_value_get_boolean (value);
       break;
@@ -378,6 +384,9 @@ gst_multi_tcp_sink_get_property (GObject * object, guint prop_id,
   switch (prop_id) {
     case PROP_HOST:
       g_value_set_string (value, self->host);
+      break;
+    case PROP_STREAM_ID:
+      g_value_set_string (value, self->stream_id);
       break;
     case PROP_MODE:
       g_value_set_enum (value, self->mode);
@@ -665,6 +674,7 @@ gst_multi_tcp_sink_start (GstBaseSink * bsink)
   config.idle_timeout_ms = self->idle_timeout;
   config.copy_overhead_percent = self->copy_overhead;
   config.passphrase = self->passphrase;
+  config.stream_id = self->stream_id;
   config.tls_certificate = NULL;
   if (self->tls && !(config.tls_certificate = tls_certificate_locked (self,
               &err))) {
@@ -999,6 +1009,12 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
           "that its receiver can reconnect and resume where it was (0 = end "
           "it at once)", 0, G_MAXINT, DEFAULT_SESSION_TIMEOUT,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_STREAM_ID,
+      g_param_spec_string ("stream-id", "Stream ID",
+          "Which stream, as SRT's streamid (at most 200 bytes of UTF-8): "
+          "caller: sent to the listening multitcpsrc, which takes the call only if it is its own stream-id; listener: receivers must name this one (unset: any; one that names another gets a refusal it does not retry). Not covered by the passphrase's "
+          "proofs: with TLS it is private, without it anyone on the path "
+          "reads it", NULL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_PASSPHRASE,
       g_param_spec_string ("passphrase", "Passphrase",
           "Receivers must prove they know it, and the sink proves it to them (PBKDF2 key, HMAC-SHA256 challenge on every connection), to get or join a session; empty = anyone may connect. Write-only", NULL,

@@ -50,6 +50,7 @@ struct _GstMultiTcpSink {
   guint idle_timeout;
   guint copy_overhead;           /* %, copies ahead of deadlines */
   gchar *passphrase;
+  gchar *stream_id;
   gboolean tls;
   GTlsCertificate *tls_certificate;
   gchar *tls_certificate_file, *tls_key_file;

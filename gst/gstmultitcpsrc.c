@@ -89,6 +89,7 @@ enum {
   PROP_RETRY,
   PROP_IDLE_TIMEOUT,
   PROP_PASSPHRASE,
+  PROP_STREAM_ID,
   PROP_LOCAL_ADDRESSES,
   PROP_TLS,
   PROP_TLS_CA_FILE,
@@ -192,6 +193,7 @@ gst_multi_tcp_src_finalize (GObject * object)
   GstMultiTcpSrc *self = GST_MULTI_TCP_SRC (object);
 
   g_free (self->host);
+  g_free (self->stream_id);
   g_free (self->passphrase);
   g_free (self->local_addresses);
   g_free (self->tls_ca_file);
@@ -297,6 +299,10 @@ gst_multi_tcp_src_set_property (GObject * object, guint prop_id,
       g_free (self->passphrase);
       self->passphrase = g_value_dup_string (value);
       break;
+    case PROP_STREAM_ID:
+      g_free (self->stream_id);
+      self->stream_id = g_value_dup_string (value);
+      break;
     case PROP_LOCAL_ADDRESSES:
       g_free (self->local_addresses);
       self->local_addresses = g_value_dup_string (value);
@@ -354,6 +360,9 @@ gst_multi_tcp_src_get_property (GObject * object, guint prop_id,
   switch (prop_id) {
     case PROP_HOST:
       g_value_set_string (value, self->host);
+      break;
+    case PROP_STREAM_ID:
+      g_value_set_string (value, self->stream_id);
       break;
     case PROP_MODE:
       g_value_set_enum (value, self->mode);
@@ -506,6 +515,7 @@ gst_multi_tcp_src_start (GstBaseSrc * bsrc)
   config.idle_timeout_ms = self->idle_timeout;
   config.drift_correction = self->drift_correction;
   config.passphrase = self->passphrase;
+  config.stream_id = self->stream_id;
   config.local_addresses = self->local_addresses;
   config.tls = self->tls;
   config.tls_ca_file = self->tls_ca_file;
@@ -854,6 +864,12 @@ gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
       g_param_spec_uint ("rtt-reports", "RTT reports",
           "MULTFRC m: RTT samples averaged per decision", 1, 1000,
           DEFAULT_RTT_REPORTS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_STREAM_ID,
+      g_param_spec_string ("stream-id", "Stream ID",
+          "Which stream, as SRT's streamid (at most 200 bytes of UTF-8): "
+          "caller: named to the listening multitcpsink, which refuses another (an error, no retries); listener: a calling multitcpsink must name this one (unset: any). Not covered by the passphrase's "
+          "proofs: with TLS it is private, without it anyone on the path "
+          "reads it", NULL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_PASSPHRASE,
       g_param_spec_string ("passphrase", "Passphrase",
           "Proven to a sink that asks for one, which must prove it too (PBKDF2 key, HMAC-SHA256 challenge on every connection); a wrong one, or a sink that does not prove it, is an error, not retried. Write-only", NULL,

@@ -30,6 +30,7 @@ struct _GstMultiTcpSrc {
   guint idle_timeout;
   gboolean drift_correction;
   gchar *passphrase;
+  gchar *stream_id;
   gchar *local_addresses;
   gboolean tls;
   gchar *tls_ca_file, *tls_server_name;

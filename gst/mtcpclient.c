@@ -272,6 +272,7 @@ mtcp_client_new (const MtcpClientConfig * config,
   client->config.local_addresses = g_strdup (config->local_addresses);
   client->config.tls_ca_file = g_strdup (config->tls_ca_file);
   client->config.tls_server_name = g_strdup (config->tls_server_name);
+  client->config.stream_id = g_strdup (config->stream_id);
   client->stats_func = stats_func;
   client->stats_data = user_data;
   g_mutex_init (&client->lock);
@@ -301,6 +302,7 @@ mtcp_client_free (MtcpClient * client)
   g_free (client->config.local_addresses);
   g_free (client->config.tls_ca_file);
   g_free (client->config.tls_server_name);
+  g_free (client->config.stream_id);
   g_clear_object (&client->tls.database);
   if (client->locals)
     g_ptr_array_unref (client->locals);
@@ -630,6 +632,14 @@ handle_welcome (MtcpClient * client, ClientConn * cc,
         client->session_gone = TRUE;
       } else if (refuse.code == MTCP_REFUSE_AUTH && client->connector) {
         GST_WARNING ("a calling sink refused our passphrase");
+      } else if (refuse.code == MTCP_REFUSE_STREAM_ID) {
+        /* a stream the sink does not serve stays so: no retry storm */
+        client->gave_up = TRUE;
+        client_fail (client, g_error_new (G_IO_ERROR,
+                G_IO_ERROR_NOT_FOUND, "%s:%u does not serve stream-id "
+                "\"%s\": %s", client->config.host, client->config.port,
+                client->config.stream_id ? client->config.stream_id : "",
+                refuse.reason));
       } else if (refuse.code == MTCP_REFUSE_AUTH) {
         /* a wrong passphrase stays wrong: no retry storm */
         client->gave_up = TRUE;
@@ -663,6 +673,14 @@ handle_welcome (MtcpClient * client, ClientConn * cc,
   }
   if (!mtcp_parse_welcome (body, hdr->length, &welcome, err))
     return FALSE;
+  /* listening for one stream: a sink calling with another is not ours */
+  if (client->connector && client->config.stream_id &&
+      *client->config.stream_id &&
+      g_strcmp0 (welcome.stream_id, client->config.stream_id) != 0) {
+    *err = g_strdup_printf ("a sink called with stream-id \"%s\", not ours",
+        welcome.stream_id);
+    return FALSE;
+  }
   if (cc->fresh) {
     /* a new stream: sequence numbers and timing start over, DISCONT */
     memcpy (client->session_id, welcome.session_id, MTCP_SESSION_ID_SIZE);
@@ -739,6 +757,10 @@ make_hello (MtcpClient * client, gboolean join, MtcpHello * hello)
     memcpy (hello->session_id, client->session_id, MTCP_SESSION_ID_SIZE);
   else
     memset (hello->session_id, 0, MTCP_SESSION_ID_SIZE);
+  /* a caller names the stream it wants; a listener checks the sink's */
+  g_strlcpy (hello->stream_id, !client->config.listener &&
+      client->config.stream_id ? client->config.stream_id : "",
+      sizeof (hello->stream_id));
 }
 
 /* client->lock held (@locked, in the I/O thread), or the I/O thread not
@@ -866,7 +888,8 @@ send_hello (ClientConn * cc, MtcpClient * client, gboolean join)
    * session id may change meanwhile) */
   cc->auth_hello = hello;
   f->type = MTCP_FRAME_HELLO;
-  f->head_size = mtcp_write_hello (f->head, sizeof (f->head_inline), &hello);
+  f->head_size = mtcp_write_hello (mtcp_out_frame_alloc_head (f,
+          MTCP_HELLO_FRAME_MAX), MTCP_HELLO_FRAME_MAX, &hello);
   mtcp_connection_queue (cc->conn, f);
 }
 

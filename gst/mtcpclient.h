@@ -64,6 +64,8 @@ typedef struct {
   gchar *tls_ca_file;           /* PEM of the CAs to trust; NULL = the system's */
   GTlsCertificateFlags tls_validation_flags;    /* what refuses the sink */
   gchar *tls_server_name;       /* NULL = host */
+  gchar *stream_id;             /* caller: named in HELLO; listener: the
+                                 * one a calling sink must name; NULL */
   guint stats_interval_ms;      /* 0 = no periodic stats callback */
   gboolean drift_correction;    /* the mapping follows the sender's clock rate */
 } MtcpClientConfig;

@@ -76,8 +76,9 @@ mtcp_out_frame_new_welcome (const MtcpWelcome * welcome)
 {
   MtcpOutFrame *frame = mtcp_out_frame_new ();
   frame->type = MTCP_FRAME_WELCOME;
-  frame->head_size = mtcp_write_welcome (frame->head,
-      sizeof (frame->head_inline), welcome);
+  /* a stream id makes it longer than the inline head */
+  frame->head_size = mtcp_write_welcome (mtcp_out_frame_alloc_head (frame,
+          MTCP_WELCOME_FRAME_MAX), MTCP_WELCOME_FRAME_MAX, welcome);
   return frame;
 }
 

@@ -133,38 +133,92 @@ mtcp_write_header (guint8 out[MTCP_HEADER_SIZE], guint8 type, guint8 flags,
   return MTCP_HEADER_SIZE;
 }
 
+/* HELLO's and WELCOME's optional tail: u16 length, the stream id (UTF-8,
+ * no NUL); nothing when there is none, so the frames stay as they were */
+static gsize
+stream_id_tail_size (const gchar * id)
+{
+  gsize len = strnlen (id, MTCP_STREAM_ID_MAX + 1);
+  return len == 0 || len > MTCP_STREAM_ID_MAX ? 0 : 2 + len;
+}
+
+static void
+put_stream_id_tail (guint8 * p, const gchar * id)
+{
+  gsize size = stream_id_tail_size (id);
+
+  if (size == 0)
+    return;
+  put_u16 (p, size - 2);
+  memcpy (p + 2, id, size - 2);
+}
+
+/* The tail of a body of @size whose fixed part is @fixed bytes, into
+ * @out ("" without one). */
+static gboolean
+get_stream_id_tail (const gchar * what, const guint8 * body, gsize size,
+    gsize fixed, gchar out[MTCP_STREAM_ID_MAX + 1], gchar ** error)
+{
+  gsize len;
+
+  out[0] = '\0';
+  if (size < fixed + 2)
+    return TRUE;
+  len = get_u16 (body + fixed);
+  if (len > MTCP_STREAM_ID_MAX || fixed + 2 + len > size) {
+    if (error)
+      *error = g_strdup_printf ("%s stream id of %" G_GSIZE_FORMAT " bytes "
+          "(at most %d, and within the frame)", what, len,
+          MTCP_STREAM_ID_MAX);
+    return FALSE;
+  }
+  if (!g_utf8_validate ((const gchar *) body + fixed + 2, len, NULL) ||
+      memchr (body + fixed + 2, 0, len)) {
+    if (error)
+      *error = g_strdup_printf ("%s stream id is not UTF-8 text", what);
+    return FALSE;
+  }
+  memcpy (out, body + fixed + 2, len);
+  out[len] = '\0';
+  return TRUE;
+}
+
 gsize
 mtcp_write_hello (guint8 * out, gsize out_size, const MtcpHello * hello)
 {
   guint8 *b = out + MTCP_HEADER_SIZE;
+  gsize body = HELLO_BODY + stream_id_tail_size (hello->stream_id);
 
-  if (out_size < MTCP_HEADER_SIZE + HELLO_BODY)
+  if (out_size < MTCP_HEADER_SIZE + body)
     return 0;
-  mtcp_write_header (out, MTCP_FRAME_HELLO, 0, HELLO_BODY);
+  mtcp_write_header (out, MTCP_FRAME_HELLO, 0, body);
   put_u32 (b, hello->magic);
   put_u16 (b + 4, hello->version);
   b[6] = hello->flags;
   b[7] = 0;
   memcpy (b + 8, hello->session_id, MTCP_SESSION_ID_SIZE);
   put_u32 (b + 24, hello->latency_ms);
-  return MTCP_HEADER_SIZE + HELLO_BODY;
+  put_stream_id_tail (b + HELLO_BODY, hello->stream_id);
+  return MTCP_HEADER_SIZE + body;
 }
 
 gsize
 mtcp_write_welcome (guint8 * out, gsize out_size, const MtcpWelcome * welcome)
 {
   guint8 *b = out + MTCP_HEADER_SIZE;
+  gsize body = WELCOME_BODY + stream_id_tail_size (welcome->stream_id);
 
-  if (out_size < MTCP_HEADER_SIZE + WELCOME_BODY)
+  if (out_size < MTCP_HEADER_SIZE + body)
     return 0;
-  mtcp_write_header (out, MTCP_FRAME_WELCOME, 0, WELCOME_BODY);
+  mtcp_write_header (out, MTCP_FRAME_WELCOME, 0, body);
   put_u32 (b, MTCP_MAGIC);
   put_u16 (b + 4, MTCP_VERSION);
   put_u16 (b + 6, 0);
   memcpy (b + 8, welcome->session_id, MTCP_SESSION_ID_SIZE);
   put_u32 (b + 24, welcome->connection_id);
   put_u32 (b + 28, welcome->max_frame);
-  return MTCP_HEADER_SIZE + WELCOME_BODY;
+  put_stream_id_tail (b + WELCOME_BODY, welcome->stream_id);
+  return MTCP_HEADER_SIZE + body;
 }
 
 gsize
@@ -589,7 +643,8 @@ mtcp_parse_hello (const guint8 * body, gsize size, MtcpHello * out,
   out->flags = body[6];
   memcpy (out->session_id, body + 8, MTCP_SESSION_ID_SIZE);
   out->latency_ms = size >= HELLO_BODY ? get_u32 (body + 24) : 0;
-  return TRUE;
+  return get_stream_id_tail ("HELLO", body, size, HELLO_BODY, out->stream_id,
+      error);
 }
 
 gboolean
@@ -602,7 +657,8 @@ mtcp_parse_welcome (const guint8 * body, gsize size, MtcpWelcome * out,
   memcpy (out->session_id, body + 8, MTCP_SESSION_ID_SIZE);
   out->connection_id = get_u32 (body + 24);
   out->max_frame = get_u32 (body + 28);
-  return TRUE;
+  return get_stream_id_tail ("WELCOME", body, size, WELCOME_BODY,
+      out->stream_id, error);
 }
 
 gboolean

@@ -87,6 +87,8 @@ typedef enum {
   MTCP_REFUSE_PROTOCOL = 5,
   MTCP_REFUSE_SHUTDOWN = 6,
   MTCP_REFUSE_AUTH = 7,         /* wrong or missing passphrase: do not retry */
+  MTCP_REFUSE_STREAM_ID = 8,    /* not the stream id the listener serves:
+                                 * do not retry */
 } MtcpRefuseCode;
 
 #define MTCP_NONCE_SIZE 32
@@ -108,18 +110,25 @@ typedef struct {
   guint8 head_size;             /* MTCP_HEADER_SIZE or MTCP_SHORT_HEADER_SIZE */
 } MtcpFrameHeader;
 
+/* the stream id a caller names (HELLO's and WELCOME's tail), bytes; it
+ * must fit a HELLO in MTCP_MAX_HANDSHAKE_BODY */
+#define MTCP_STREAM_ID_MAX 200
+
 typedef struct {
   guint32 magic;
   guint16 version;
   guint8 flags;
   guint8 session_id[MTCP_SESSION_ID_SIZE];
   guint32 latency_ms;           /* the receiver's budget; 0: not said */
+  gchar stream_id[MTCP_STREAM_ID_MAX + 1];      /* a calling receiver's;
+                                                 * "" = none */
 } MtcpHello;
 
 typedef struct {
   guint8 session_id[MTCP_SESSION_ID_SIZE];
   guint32 connection_id;
   guint32 max_frame;            /* largest body the sink will send */
+  gchar stream_id[MTCP_STREAM_ID_MAX + 1];      /* a calling sink's; "" */
 } MtcpWelcome;
 
 typedef struct {
@@ -252,6 +261,10 @@ gboolean mtcp_bytes_equal_ct (const void *a, const void *b, gsize n);
 /* Sizes callers need for their stack buffers. */
 #define MTCP_HELLO_FRAME_SIZE    (MTCP_HEADER_SIZE + 28)
 #define MTCP_WELCOME_FRAME_SIZE  (MTCP_HEADER_SIZE + 32)
+/* with the longest stream id */
+#define MTCP_HELLO_FRAME_MAX     (MTCP_HELLO_FRAME_SIZE + 2 + MTCP_STREAM_ID_MAX)
+#define MTCP_WELCOME_FRAME_MAX   (MTCP_WELCOME_FRAME_SIZE + 2 + \
+    MTCP_STREAM_ID_MAX)
 #define MTCP_BUFFER_HEAD_SIZE    (MTCP_HEADER_SIZE + MTCP_BUFFER_INFO_SIZE)
 #define MTCP_EOS_FRAME_SIZE      (MTCP_HEADER_SIZE + 8)
 #define MTCP_SKIP_FRAME_SIZE     (MTCP_HEADER_SIZE + 16)

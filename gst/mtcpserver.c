@@ -221,6 +221,7 @@ mtcp_server_new (const MtcpServerConfig * config,
   server->config.host = g_strdup (config->host);
   server->config.congestion_control = g_strdup (config->congestion_control);
   server->config.passphrase = g_strdup (config->passphrase);
+  server->config.stream_id = g_strdup (config->stream_id);
   if (config->tls_certificate)
     g_object_ref (config->tls_certificate);
   server->warning = warning;
@@ -263,6 +264,7 @@ mtcp_server_unref (MtcpServer * server)
   g_free (server->config.host);
   g_free (server->config.congestion_control);
   g_free (server->config.passphrase);
+  g_free (server->config.stream_id);
   g_clear_object (&server->config.tls_certificate);
   g_free (server);
 }
@@ -665,12 +667,14 @@ server_close_conn (MtcpServer * server, ServerConn * sc, const gchar * why)
       why, unsent);
   server->conns = g_list_remove (server->conns, sc);
   server->n_conns--;
+  /* dialed, and the receiver never took it (no FEEDBACK): it is not
+   * there yet, or not ours (its stream id, its passphrase) */
+  if (server->config.caller && (sc->pending || sc->feedback_us == 0) &&
+      server->running && !server->flushing)
+    note_dial_failure (server, why);
   if (sc->pending) {
     sc->pending = FALSE;
     server->pending_handshakes--;
-    /* dialed and never admitted: the receiver is not (yet) there */
-    if (server->config.caller && server->running && !server->flushing)
-      note_dial_failure (server, why);
   }
   /* a retired connection that wrote everything closes with a FIN: what it
    * sent still arrives */
@@ -882,7 +886,6 @@ admit (MtcpServer * server, ServerConn * sc, const MtcpHello * hello)
     sc->pending = FALSE;
     server->pending_handshakes--;
   }
-  server->dial_failures = 0;
   /* admitted: a receiver sends FEEDBACK and RETIRE, nothing large */
   mtcp_frame_reader_set_max_body (sc->conn->reader, MTCP_MAX_RECEIVER_BODY);
   sc->id = sess->next_conn_id++;
@@ -902,6 +905,10 @@ admit (MtcpServer * server, ServerConn * sc, const MtcpHello * hello)
   memcpy (welcome.session_id, sess->id, MTCP_SESSION_ID_SIZE);
   welcome.connection_id = sc->id;
   welcome.max_frame = server->config.max_frame;
+  /* calling, the sink names its stream for the listener to check */
+  g_strlcpy (welcome.stream_id, server->config.caller &&
+      server->config.stream_id ? server->config.stream_id : "",
+      sizeof (welcome.stream_id));
   mtcp_connection_queue (sc->conn, mtcp_out_frame_new_welcome (&welcome));
   GST_INFO ("connection %u from %s joins session %s (%u connections, "
       "congestion control %s, %s heads)", sc->id, sc->conn->peer,
@@ -928,6 +935,17 @@ handle_hello (MtcpServer * server, ServerConn * sc, const guint8 * body,
       code = MTCP_REFUSE_BAD_VERSION;
     refuse (server, sc, code, err);
     g_free (err);
+    return FALSE;
+  }
+  /* listening for one stream id: a receiver that names another has the
+   * wrong sink (before the passphrase: it costs nothing to say) */
+  if (!server->config.caller && server->config.stream_id &&
+      *server->config.stream_id &&
+      g_strcmp0 (hello.stream_id, server->config.stream_id) != 0) {
+    gchar *reason = g_strdup_printf ("this sink serves another stream-id "
+        "than \"%s\"", hello.stream_id);
+    refuse (server, sc, MTCP_REFUSE_STREAM_ID, reason);
+    g_free (reason);
     return FALSE;
   }
   if (server->auth_key.valid) {
@@ -1303,6 +1321,9 @@ handle_feedback (MtcpServer * server, ServerConn * sc, const guint8 * body,
   {
     gint64 now = g_get_monotonic_time ();
     /* a new run of hearing from the receiver after a silence */
+    /* a receiver that sends FEEDBACK took the call */
+    if (sc->feedback_us == 0)
+      server->dial_failures = 0;
     if (now - sc->feedback_us > HEARING_GAP_US)
       sc->heard_since_us = now;
     sc->feedback_us = now;

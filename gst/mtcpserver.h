@@ -42,6 +42,8 @@ typedef struct {
   guint copy_overhead_percent;  /* copies of frames near their deadline: at
                                  * most this % of the stream, 0 = none */
   gchar *passphrase;            /* receivers must prove it; NULL/"" = open */
+  gchar *stream_id;             /* listener: receivers must name it (NULL:
+                                 * any); caller: named in WELCOME */
   GTlsCertificate *tls_certificate;     /* TLS on every connection; NULL = none */
 } MtcpServerConfig;
 

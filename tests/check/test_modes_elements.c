@@ -250,6 +250,56 @@ GST_START_TEST (test_strangers_calling_the_listener)
 
 GST_END_TEST;
 
+/* stream-id, as SRT's streamid: the listener checks what the caller
+ * names, either way round; a wrong one is an error at the caller, no
+ * retries (the source) or `retry` of them (the sink). */
+GST_START_TEST (test_stream_id)
+{
+  Sender *s;
+  Receiver *r;
+  gchar *text, *props;
+  gint port;
+
+  /* the sink listens for "cam/1" */
+  s = sender_new ("stream-id=cam/1");
+  text = NULL;
+  {
+    gchar *desc = g_strdup_printf ("multitcpsrc host=127.0.0.1 port=%d "
+        "stream-id=cam/2 ! fakesink", sender_port (s));
+    GstElement *p = gst_parse_launch (desc, NULL);
+    g_free (desc);
+    gst_element_set_state (p, GST_STATE_PLAYING);
+    text = wait_for_error (p, 20 * GST_SECOND);
+    gst_element_set_state (p, GST_STATE_NULL);
+    gst_object_unref (p);
+  }
+  fail_unless (text && strstr (text, "cam/2"), "error: %s", text);
+  g_free (text);
+  r = receiver_new_with (sender_port (s), 2, 5000, "stream-id=cam/1");
+  wait_for_connections (s->sink, 2);
+  stream_and_check (s, &r, 1, 50, TRUE);
+  receiver_free (r);
+  sender_free (s);
+
+  /* the source listens for "cam/1": a sink calling as "cam/2" is never
+   * taken and gives up; one calling as "cam/1" streams */
+  r = listener_new (2, "stream-id=cam/1", &port);
+  s = caller_new (port, "stream-id=cam/2 retry=1");
+  text = wait_for_error (s->pipeline, 30 * GST_SECOND);
+  fail_unless (text && strstr (text, "Could not reach"), "error: %s", text);
+  g_free (text);
+  sender_free (s);
+  props = g_strdup_printf ("stream-id=cam/1");
+  s = caller_new (port, props);
+  g_free (props);
+  wait_for_connections (s->sink, 2);
+  stream_and_check (s, &r, 1, 50, TRUE);
+  sender_free (s);
+  receiver_free (r);
+}
+
+GST_END_TEST;
+
 /* ---- URIs ---- */
 
 static GstElement *
@@ -591,6 +641,7 @@ modes_suite (void)
   tcase_add_test (tc, test_caller_redials_when_the_receiver_returns);
   tcase_add_test (tc, test_caller_gives_up_after_retry);
   tcase_add_test (tc, test_strangers_calling_the_listener);
+  tcase_add_test (tc, test_stream_id);
   tcase_add_test (tc, test_uri);
   tcase_add_test (tc, test_uri_streams);
   tcase_add_test (tc, test_h264_both_ways);

@@ -75,6 +75,64 @@ GST_START_TEST (test_hello_layout)
 
 GST_END_TEST;
 
+/* The stream id a caller names rides at the end of HELLO and WELCOME:
+ * none leaves the frames as they were; one round-trips; too long, past
+ * the frame or not text is refused; a body without it reads as none. */
+GST_START_TEST (test_stream_id_tail)
+{
+  MtcpHello hello = { 0, }, back;
+  MtcpWelcome w = { {0}, }, wback;
+  guint8 out[MTCP_WELCOME_FRAME_MAX + 8];
+  gchar *err = NULL;
+  gsize n;
+
+  hello.magic = MTCP_MAGIC;
+  hello.version = MTCP_VERSION;
+  fail_unless_equals_int (mtcp_write_hello (out, sizeof (out), &hello),
+      MTCP_HELLO_FRAME_SIZE);
+  g_strlcpy (hello.stream_id, "cam/1 \xc3\xa9", sizeof (hello.stream_id));
+  n = mtcp_write_hello (out, sizeof (out), &hello);
+  fail_unless_equals_int (n, MTCP_HELLO_FRAME_SIZE + 2 + 8);
+  fail_unless (mtcp_parse_hello (out + 8, n - 8, &back, &err));
+  fail_unless_equals_string (back.stream_id, "cam/1 \xc3\xa9");
+  /* an old receiver's 28 bytes: no stream id */
+  fail_unless (mtcp_parse_hello (out + 8, 28, &back, &err));
+  fail_unless_equals_string (back.stream_id, "");
+  /* a length past the frame */
+  fail_if (mtcp_parse_hello (out + 8, n - 9, &back, &err));
+  g_free (err);
+  err = NULL;
+  /* not text */
+  out[8 + 30] = 0xff;
+  fail_if (mtcp_parse_hello (out + 8, n - 8, &back, &err));
+  g_free (err);
+  err = NULL;
+  out[8 + 30] = 0;
+  fail_if (mtcp_parse_hello (out + 8, n - 8, &back, &err));
+  g_free (err);
+  err = NULL;
+  /* longer than the most */
+  out[8 + 28] = 0;
+  out[8 + 29] = MTCP_STREAM_ID_MAX + 1;
+  fail_if (mtcp_parse_hello (out + 8, n - 8, &back, &err));
+  g_free (err);
+  err = NULL;
+  /* the longest fits a stranger's handshake limit */
+  fail_unless (MTCP_HELLO_FRAME_MAX - MTCP_HEADER_SIZE <=
+      MTCP_MAX_HANDSHAKE_BODY);
+
+  memset (w.stream_id, 'x', MTCP_STREAM_ID_MAX);
+  w.stream_id[MTCP_STREAM_ID_MAX] = 0;
+  n = mtcp_write_welcome (out, sizeof (out), &w);
+  fail_unless_equals_int (n, MTCP_WELCOME_FRAME_MAX);
+  fail_unless (mtcp_parse_welcome (out + 8, n - 8, &wback, &err));
+  fail_unless_equals_int (strlen (wback.stream_id), MTCP_STREAM_ID_MAX);
+  fail_unless (mtcp_parse_welcome (out + 8, 32, &wback, &err));
+  fail_unless_equals_string (wback.stream_id, "");
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_hello_wrong_magic_and_version)
 {
   MtcpHello hello = { 0, }, back;
@@ -757,6 +815,7 @@ protocol_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_hello_layout);
   tcase_add_test (tc, test_hello_wrong_magic_and_version);
+  tcase_add_test (tc, test_stream_id_tail);
   tcase_add_test (tc, test_buffer_layout_and_roundtrip);
   tcase_add_test (tc, test_buffer_delta_roundtrip);
   tcase_add_test (tc, test_buffer_delta_malformed);
