@@ -153,6 +153,15 @@ gst_multi_tcp_bitrate_follows_get_type (void)
 }
 
 #define gst_multi_tcp_sink_parent_class parent_class
+enum {
+  SIGNAL_CALLER_ADDED,
+  SIGNAL_CALLER_REMOVED,
+  SIGNAL_CALLER_REJECTED,
+  LAST_SIGNAL
+};
+
+static guint signals[LAST_SIGNAL];
+
 static void gst_multi_tcp_sink_uri_handler_init (gpointer iface,
     gpointer iface_data);
 
@@ -607,6 +616,30 @@ on_server_estimate (GstStructure * estimate, gpointer user_data)
       gst_message_new_element (GST_OBJECT (self), estimate));
 }
 
+/* From the I/O thread, no lock of the server held: a receiver came, went,
+ * or was turned away. */
+static void
+on_server_caller (MtcpCallerEvent event, const gchar * session_id,
+    GSocketAddress * address, const gchar * reason, gpointer user_data)
+{
+  GstMultiTcpSink *self = user_data;
+
+  switch (event) {
+    case MTCP_CALLER_ADDED:
+      g_signal_emit (self, signals[SIGNAL_CALLER_ADDED], 0, session_id,
+          address);
+      break;
+    case MTCP_CALLER_REMOVED:
+      g_signal_emit (self, signals[SIGNAL_CALLER_REMOVED], 0, session_id,
+          address);
+      break;
+    case MTCP_CALLER_REJECTED:
+      g_signal_emit (self, signals[SIGNAL_CALLER_REJECTED], 0, address,
+          reason);
+      break;
+  }
+}
+
 /* The certificate (with its key) TLS uses: the object, else the files. */
 static GTlsCertificate *
 tls_certificate_locked (GstMultiTcpSink * self, GError ** error)
@@ -690,6 +723,7 @@ gst_multi_tcp_sink_start (GstBaseSink * bsink)
 
   server = mtcp_server_new (&config, on_server_warning, self);
   mtcp_server_set_estimate_func (server, on_server_estimate, self);
+  mtcp_server_set_caller_func (server, on_server_caller, self);
   g_clear_object (&config.tls_certificate);
   g_free (config.congestion_control);
   if (!mtcp_server_start (server, &err)) {
@@ -871,6 +905,41 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
 
   GST_DEBUG_CATEGORY_INIT (multitcpsink_debug, "multitcpsink", 0,
       "multitcp sink element");
+
+  /**
+   * GstMultiTcpSink::caller-added:
+   * @session_id: the receiver's session
+   * @address: (nullable): the address its first connection came from
+   *
+   * A receiver's session began (as srtsink's caller-added). Emitted from
+   * the sink's I/O thread.
+   */
+  signals[SIGNAL_CALLER_ADDED] = g_signal_new ("caller-added",
+      G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+      G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_SOCKET_ADDRESS);
+  /**
+   * GstMultiTcpSink::caller-removed:
+   * @session_id: the receiver's session
+   * @address: (nullable): the address its first connection came from
+   *
+   * A receiver's session ended: no connection for session-timeout, or
+   * evicted for another. Emitted from the sink's I/O thread.
+   */
+  signals[SIGNAL_CALLER_REMOVED] = g_signal_new ("caller-removed",
+      G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+      G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_SOCKET_ADDRESS);
+  /**
+   * GstMultiTcpSink::caller-rejected:
+   * @address: (nullable): where the connection came from
+   * @reason: why (the text its REFUSE carried)
+   *
+   * A connection was refused: wrong passphrase, stream-id, a limit, a
+   * protocol error. At most 32 between two passes of the I/O thread (a
+   * flood is counted in stats). Emitted from the sink's I/O thread.
+   */
+  signals[SIGNAL_CALLER_REJECTED] = g_signal_new ("caller-rejected",
+      G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+      G_TYPE_NONE, 2, G_TYPE_SOCKET_ADDRESS, G_TYPE_STRING);
 
   gobject_class->set_property = gst_multi_tcp_sink_set_property;
   gobject_class->get_property = gst_multi_tcp_sink_get_property;

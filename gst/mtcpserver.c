@@ -81,7 +81,25 @@ struct _ServerSession {
   guint64 closed_acked;         /* bytes the receiver's TCP acknowledged on */
   guint64 closed_written;       /* bytes_sent, bytes_received of its */
   guint64 closed_read;          /* connections that closed */
+  GSocketAddress *peer_address; /* of the connection that opened it */
 };
+
+/* a caller event said under the lock, told after it (server_unlock) */
+typedef struct {
+  MtcpCallerEvent event;
+  gchar *session_id;
+  GSocketAddress *address;
+  gchar *reason;
+} CallerNote;
+
+static void
+caller_note_free (CallerNote * note)
+{
+  g_free (note->session_id);
+  g_clear_object (&note->address);
+  g_free (note->reason);
+  g_free (note);
+}
 
 struct _MtcpServer {
   gint refcount;                /* atomic */
@@ -97,6 +115,9 @@ struct _MtcpServer {
   guint64 skips_ended;          /* skips of sessions freed */
   MtcpServerEstimateFunc estimate;
   gpointer estimate_data;
+  GPtrArray *callers;           /* CallerNote*: as warnings */
+  MtcpServerCallerFunc caller;
+  gpointer caller_data;
   guint n_conns;                /* length of conns */
   MtcpConnector *connector;     /* listens, or dials the receiver */
   guint64 accept_errors;
@@ -211,6 +232,8 @@ mtcp_server_new (const MtcpServerConfig * config,
   server->warnings = g_ptr_array_new_with_free_func (g_free);
   server->estimates = g_ptr_array_new_with_free_func ((GDestroyNotify)
       gst_structure_free);
+  server->callers = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      caller_note_free);
 
   if (g_once_init_enter (&done)) {
     GST_DEBUG_CATEGORY_INIT (mtcp_server_debug, "multitcpserver", 0,
@@ -230,6 +253,31 @@ mtcp_server_new (const MtcpServerConfig * config,
   g_cond_init (&server->cond);
   server->queue = mtcp_send_queue_new (&config->limits);
   return server;
+}
+
+void
+mtcp_server_set_caller_func (MtcpServer * server, MtcpServerCallerFunc func,
+    gpointer user_data)
+{
+  server->caller = func;
+  server->caller_data = user_data;
+}
+
+/* server->lock held. Told after the lock (server_unlock). */
+static void
+note_caller (MtcpServer * server, MtcpCallerEvent event,
+    const gchar * session_id, GSocketAddress * address, const gchar * reason)
+{
+  CallerNote *note;
+
+  if (server->caller == NULL || server->callers->len >= MAX_QUEUED_WARNINGS)
+    return;
+  note = g_new0 (CallerNote, 1);
+  note->event = event;
+  note->session_id = g_strdup (session_id);
+  note->address = address ? g_object_ref (address) : NULL;
+  note->reason = g_strdup (reason);
+  g_ptr_array_add (server->callers, note);
 }
 
 void
@@ -256,6 +304,7 @@ mtcp_server_unref (MtcpServer * server)
   mtcp_send_queue_free (server->queue);
   g_ptr_array_unref (server->warnings);
   g_ptr_array_unref (server->estimates);
+  g_ptr_array_unref (server->callers);
   mtcp_auth_key_clear (&server->auth_key);
   g_mutex_clear (&server->lock);
   g_cond_clear (&server->cond);
@@ -299,7 +348,7 @@ server_warn (MtcpServer * server, const gchar * format, ...)
 static void
 server_unlock (MtcpServer * server)
 {
-  GPtrArray *warnings = NULL, *estimates = NULL;
+  GPtrArray *warnings = NULL, *estimates = NULL, *callers = NULL;
   guint i;
 
   if (server->warnings->len > 0) {
@@ -311,7 +360,20 @@ server_unlock (MtcpServer * server)
     server->estimates = g_ptr_array_new_with_free_func ((GDestroyNotify)
         gst_structure_free);
   }
+  if (server->callers->len > 0) {
+    callers = server->callers;
+    server->callers = g_ptr_array_new_with_free_func ((GDestroyNotify)
+        caller_note_free);
+  }
   g_mutex_unlock (&server->lock);
+  if (callers) {
+    for (i = 0; i < callers->len; i++) {
+      CallerNote *n = g_ptr_array_index (callers, i);
+      server->caller (n->event, n->session_id, n->address, n->reason,
+          server->caller_data);
+    }
+    g_ptr_array_unref (callers);
+  }
   if (warnings) {
     for (i = 0; i < warnings->len && server->warning; i++)
       server->warning (g_ptr_array_index (warnings, i), server->warning_data);
@@ -370,6 +432,8 @@ session_free (MtcpServer * server, ServerSession * sess)
   MtcpQueueSessionStats qst;
 
   GST_INFO ("session %s ends", sess->id_str);
+  note_caller (server, MTCP_CALLER_REMOVED, sess->id_str, sess->peer_address,
+      NULL);
   server->sessions = g_list_remove (server->sessions, sess);
   mtcp_send_queue_session_stats (server->queue, sess->qs, &qst);
   server->skips_ended += qst.skips;
@@ -378,6 +442,7 @@ session_free (MtcpServer * server, ServerSession * sess)
   mtcp_rate_estimate_free (sess->estimate);
   g_ptr_array_unref (sess->conns);
   g_ptr_array_unref (sess->retiring);
+  g_clear_object (&sess->peer_address);
   g_free (sess->id_str);
   g_free (sess);
 }
@@ -764,6 +829,12 @@ refuse (MtcpServer * server, ServerConn * sc, MtcpRefuseCode code,
   server->refused++;
   server_warn (server, "refusing connection from %s: %s", sc->conn->peer,
       reason);
+  {
+    GSocketAddress *addr = g_socket_get_remote_address (sc->conn->socket,
+        NULL);
+    note_caller (server, MTCP_CALLER_REJECTED, NULL, addr, reason);
+    g_clear_object (&addr);
+  }
   mtcp_connection_queue (sc->conn, mtcp_out_frame_new_refuse (code, reason));
   /* best effort: the peer may already be gone */
   r = mtcp_connection_flush (sc->conn, NULL);
@@ -872,6 +943,9 @@ admit (MtcpServer * server, ServerConn * sc, const MtcpHello * hello)
           "for a session id");
       return FALSE;
     }
+    sess->peer_address = g_socket_get_remote_address (sc->conn->socket, NULL);
+    note_caller (server, MTCP_CALLER_ADDED, sess->id_str, sess->peer_address,
+        NULL);
   }
   sess->latency_us = (gint64) hello->latency_ms * 1000;
   if (hello->latency_ms > 0) {
@@ -2130,6 +2204,7 @@ mtcp_server_stop (MtcpServer * server)
   reap (server);
   /* nobody is left to tell: the element is stopping */
   g_ptr_array_set_size (server->warnings, 0);
+  g_ptr_array_set_size (server->callers, 0);
   g_mutex_unlock (&server->lock);
   mtcp_connector_stop (server->connector);
   /* TLS handshakes cancelled above end in the I/O context, which nobody

@@ -60,11 +60,30 @@ typedef void (*MtcpServerWarningFunc) (const gchar * message,
 typedef void (*MtcpServerEstimateFunc) (GstStructure * estimate,
     gpointer user_data);
 
+typedef enum {
+  MTCP_CALLER_ADDED,            /* a receiver's session began */
+  MTCP_CALLER_REMOVED,          /* it ended (no connection for
+                                 * session-timeout, or the sink stops) */
+  MTCP_CALLER_REJECTED,         /* a connection was refused (@reason) */
+} MtcpCallerEvent;
+
+/* Called from the I/O thread with no lock held, as srtsink's caller-*
+ * signals: @session_id NULL for a rejection, @address the receiver's
+ * (may be NULL if the kernel no longer knows it). At most 32 are held at
+ * once between two releases of the lock (a flood of refusals is counted in
+ * stats, not told one by one). */
+typedef void (*MtcpServerCallerFunc) (MtcpCallerEvent event,
+    const gchar * session_id, GSocketAddress * address, const gchar * reason,
+    gpointer user_data);
+
 MtcpServer *mtcp_server_new (const MtcpServerConfig * config,
     MtcpServerWarningFunc warning, gpointer user_data);
 /* Before start. */
 void mtcp_server_set_estimate_func (MtcpServer * server,
     MtcpServerEstimateFunc func, gpointer user_data);
+/* Before start. */
+void mtcp_server_set_caller_func (MtcpServer * server,
+    MtcpServerCallerFunc func, gpointer user_data);
 /* Reference counted: whoever reads stats or sets limits from another
  * thread holds a reference while it does; the last unref stops and frees. */
 MtcpServer *mtcp_server_ref (MtcpServer * server);

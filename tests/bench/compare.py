@@ -146,8 +146,10 @@ def inner(args):
         # multitcp spreads its connections over both addresses, RIST bonds
         # both paths; one TCP connection and SRT take path 0, the better
         os.environ["BENCH_PATHS"] = f"{b0},{b1}"
-    # RIST pushes to the receiver; the others listen at the sender
-    peer_tx = addr_b if system == "rist" else addr_a
+    # RIST pushes to the receiver, and a multitcp sink dials a listening
+    # receiver (_listen); the others listen at the sender
+    receiver_first = system == "rist" or system.endswith("_listen")
+    peer_tx = addr_b if receiver_first else addr_a
     common = [system, None, "5600", str(args.kbps), None, str(args.budget)]
     tx_out, rx_out = args.out + ".tx.json", args.out + ".rx.json"
     tx_args = list(common)
@@ -161,7 +163,7 @@ def inner(args):
     log = open(args.out + ".log", "w")
     PEER_CMD = ["/usr/bin/python3", PEER]
     rx = None
-    if system == "rist":
+    if receiver_first:
         rx = subprocess.Popen(["ip", "netns", "exec", ns_b] + PEER_CMD +
                               ["recv"] + rx_args + [rx_out],
                               stdout=log, stderr=subprocess.STDOUT)

@@ -13,7 +13,9 @@ same from ParS's count), multitcp-encoder (the defaults, and the sink sets
 x264enc's bitrate from its estimate: bitrate-control=encoder, BITRATE_KBPS
 the most), tcp, srt, rist. A multitcp system with the suffix
 _copyP has the sink's copy-overhead at P% (multitcp-pars_copy0: no copies
-ahead of deadlines).
+ahead of deadlines); with the suffix _listen (last) the receiver listens
+and the sink dials it (mode=caller; PEER_ADDR is then the receiver's for
+the sender, unused by the receiver).
 The receiver records, for every video frame that comes out of tsdemux, its
 arrival time (CLOCK_MONOTONIC) and PTS, the TS bytes its source delivered,
 and its own CPU time; the sender records its CPU time and the PTS and size
@@ -35,13 +37,23 @@ def bonding(paths, port):
                                            for a in paths.split(","))
 
 
+def split_listen(system):
+    """multitcp-X_listen -> (multitcp-X, True): the receiver listens and
+    the sink dials it (mode=caller), the camera-behind-NAT deployment."""
+    if system.endswith("_listen"):
+        return system[:-len("_listen")], True
+    return system, False
+
+
 def split_copy(system):
     """multitcp-X_copyP -> (multitcp-X, P); (system, None) without one."""
+    system = split_listen(system)[0]
     base, _, copy = system.partition("_copy")
     return base, (int(copy) if copy else None)
 
 
 def sender_desc(system, peer, port, kbps, budget_ms):
+    listen = split_listen(system)[1]
     system, copy = split_copy(system)
     video = ("videotestsrc is-live=true pattern=snow ! "
              "video/x-raw,width=640,height=360,framerate=30/1 ! "
@@ -53,7 +65,7 @@ def sender_desc(system, peer, port, kbps, budget_ms):
         # makes them, not paced by their timestamps one at a time
         cap = pars_cap(system)
         return video + (f"multitcpsink name=mtcpsink host={peer} port={port} "
-                        "sync=false"
+                        "sync=false" + (" mode=caller" if listen else "")
                         + (" bitrate-control=encoder"
                            if system == "multitcp-encoder" else "")
                         + (f" max-connections={cap}" if cap else "")
@@ -84,6 +96,7 @@ def pars_cap(system):
 
 
 def receiver_desc(system, peer, port, budget_ms):
+    listen = split_listen(system)[1]
     system = split_copy(system)[0]
     tail = " ! tsdemux name=demux demux. ! video/x-h264 ! h264parse ! " \
         "fakesink name=sink sync=false"
@@ -106,6 +119,9 @@ def receiver_desc(system, peer, port, budget_ms):
         # multitcp-default (and -encoder): what a new user gets, nothing set
         if os.environ.get("BENCH_PATHS"):
             opts += f" local-addresses={os.environ['BENCH_PATHS']}"
+        if listen:
+            return (f"multitcpsrc name=src mode=listener host=0.0.0.0 "
+                    f"port={port} {opts.strip()}" + tail)
         return (f"multitcpsrc name=src host={peer} port={port} {opts.strip()}"
                 + tail)
     if system == "tcp":

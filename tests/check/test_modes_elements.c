@@ -300,6 +300,117 @@ GST_START_TEST (test_stream_id)
 
 GST_END_TEST;
 
+/* The caller-* signals, as srtsink's: a receiver refused (its address
+ * and why), one whose session begins, and ends once it left for
+ * session-timeout. */
+typedef struct {
+  GMutex lock;
+  guint added, removed, rejected;
+  gchar *added_id, *removed_id, *reason;
+  gboolean addresses;           /* every one came with an address */
+} CallerLog;
+
+static void
+on_added (GstElement * sink, const gchar * id, GSocketAddress * addr,
+    CallerLog * log)
+{
+  g_mutex_lock (&log->lock);
+  log->added++;
+  g_free (log->added_id);
+  log->added_id = g_strdup (id);
+  log->addresses &= G_IS_INET_SOCKET_ADDRESS (addr);
+  g_mutex_unlock (&log->lock);
+}
+
+static void
+on_removed (GstElement * sink, const gchar * id, GSocketAddress * addr,
+    CallerLog * log)
+{
+  g_mutex_lock (&log->lock);
+  log->removed++;
+  g_free (log->removed_id);
+  log->removed_id = g_strdup (id);
+  log->addresses &= G_IS_INET_SOCKET_ADDRESS (addr);
+  g_mutex_unlock (&log->lock);
+}
+
+static void
+on_rejected (GstElement * sink, GSocketAddress * addr, const gchar * reason,
+    CallerLog * log)
+{
+  g_mutex_lock (&log->lock);
+  log->rejected++;
+  g_free (log->reason);
+  log->reason = g_strdup (reason);
+  log->addresses &= G_IS_INET_SOCKET_ADDRESS (addr);
+  g_mutex_unlock (&log->lock);
+}
+
+static guint
+caller_count (CallerLog * log, guint * field)
+{
+  guint n;
+  g_mutex_lock (&log->lock);
+  n = *field;
+  g_mutex_unlock (&log->lock);
+  return n;
+}
+
+static void
+wait_caller_count (CallerLog * log, guint * field, guint n)
+{
+  gint64 until = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  while (caller_count (log, field) < n && g_get_monotonic_time () < until)
+    g_usleep (10000);
+  fail_unless (caller_count (log, field) >= n);
+}
+
+GST_START_TEST (test_caller_signals)
+{
+  CallerLog log = { 0, };
+  Sender *s = sender_new ("stream-id=cam/1 session-timeout=500");
+  Receiver *r;
+  gchar *desc;
+  GstElement *p;
+
+  g_mutex_init (&log.lock);
+  log.addresses = TRUE;
+  g_signal_connect (s->sink, "caller-added", G_CALLBACK (on_added), &log);
+  g_signal_connect (s->sink, "caller-removed", G_CALLBACK (on_removed), &log);
+  g_signal_connect (s->sink, "caller-rejected", G_CALLBACK (on_rejected),
+      &log);
+  desc = g_strdup_printf ("multitcpsrc host=127.0.0.1 port=%d "
+      "stream-id=cam/9 ! fakesink", sender_port (s));
+  p = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  wait_caller_count (&log, &log.rejected, 1);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+  fail_unless (log.reason && strstr (log.reason, "cam/9"), "%s", log.reason);
+  fail_unless_equals_int (caller_count (&log, &log.added), 0);
+
+  r = receiver_new_with (sender_port (s), 2, 5000, "stream-id=cam/1");
+  wait_for_connections (s->sink, 2);
+  wait_caller_count (&log, &log.added, 1);
+  /* one session, not one per connection */
+  fail_unless_equals_int (caller_count (&log, &log.added), 1);
+  receiver_free (r);
+  wait_caller_count (&log, &log.removed, 1);
+  g_mutex_lock (&log.lock);
+  fail_unless (log.added_id && *log.added_id);
+  fail_unless_equals_string (log.removed_id, log.added_id);
+  fail_unless (log.addresses);
+  g_mutex_unlock (&log.lock);
+  sender_free (s);
+  g_free (log.added_id);
+  g_free (log.removed_id);
+  g_free (log.reason);
+  g_mutex_clear (&log.lock);
+}
+
+GST_END_TEST;
+
 /* ---- URIs ---- */
 
 static GstElement *
@@ -642,6 +753,7 @@ modes_suite (void)
   tcase_add_test (tc, test_caller_gives_up_after_retry);
   tcase_add_test (tc, test_strangers_calling_the_listener);
   tcase_add_test (tc, test_stream_id);
+  tcase_add_test (tc, test_caller_signals);
   tcase_add_test (tc, test_uri);
   tcase_add_test (tc, test_uri_streams);
   tcase_add_test (tc, test_h264_both_ways);
