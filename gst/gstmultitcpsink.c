@@ -28,6 +28,7 @@ GST_DEBUG_CATEGORY_STATIC (multitcpsink_debug);
 #define DEFAULT_PORT 5600
 #define DEFAULT_MODE GST_MULTI_TCP_MODE_LISTENER
 #define DEFAULT_RETRY 30
+#define DEFAULT_WAIT_FOR_CONNECTION FALSE
 #define DEFAULT_SCHEDULER MTCP_SCHEDULER_DYNAMIC
 #define DEFAULT_MAX_SESSION_BYTES (32 * 1024 * 1024)
 #define DEFAULT_MAX_SESSION_LAG (5 * GST_SECOND)
@@ -89,6 +90,7 @@ enum {
   PROP_MODE,
   PROP_RETRY,
   PROP_URI,
+  PROP_WAIT_FOR_CONNECTION,
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -174,6 +176,7 @@ gst_multi_tcp_sink_init (GstMultiTcpSink * self)
 {
   self->mode = DEFAULT_MODE;
   self->retry = DEFAULT_RETRY;
+  self->wait_for_connection = DEFAULT_WAIT_FOR_CONNECTION;
   self->host = g_strdup (DEFAULT_HOST);
   self->port = DEFAULT_PORT;
   self->scheduler = DEFAULT_SCHEDULER;
@@ -244,6 +247,9 @@ gst_multi_tcp_sink_set_property (GObject * object, guint prop_id,
       break;
     case PROP_RETRY:
       self->retry = g_value_get_uint (value);
+      break;
+    case PROP_WAIT_FOR_CONNECTION:
+      self->wait_for_connection = g_value_get_boolean (value);
       break;
     case PROP_URI:{
       GError *err = NULL;
@@ -402,6 +408,9 @@ gst_multi_tcp_sink_get_property (GObject * object, guint prop_id,
       break;
     case PROP_RETRY:
       g_value_set_uint (value, self->retry);
+      break;
+    case PROP_WAIT_FOR_CONNECTION:
+      g_value_set_boolean (value, self->wait_for_connection);
       break;
     case PROP_URI:
       GST_OBJECT_UNLOCK (self);
@@ -810,6 +819,7 @@ gst_multi_tcp_sink_render (GstBaseSink * bsink, GstBuffer * buf)
   GstMultiTcpSink *self = GST_MULTI_TCP_SINK (bsink);
   GstSegment *segment = &bsink->segment;
   GstClockTime pts = GST_CLOCK_TIME_NONE, dts = GST_CLOCK_TIME_NONE;
+  gboolean wait;
 
   if (segment->format == GST_FORMAT_TIME) {
     pts = gst_segment_to_running_time (segment, GST_FORMAT_TIME,
@@ -819,6 +829,11 @@ gst_multi_tcp_sink_render (GstBaseSink * bsink, GstBuffer * buf)
   }
   if (g_atomic_int_get (&self->gave_up_posted))
     return GST_FLOW_ERROR;      /* posted by on_server_warning () */
+  GST_OBJECT_LOCK (self);
+  wait = self->wait_for_connection;
+  GST_OBJECT_UNLOCK (self);
+  if (wait && !mtcp_server_wait_receiver (self->server))
+    return GST_FLOW_FLUSHING;
   if (!mtcp_server_push_buffer (self->server, buf, pts, dts,
           GST_BUFFER_DURATION (buf), upstream_is_live (self)))
     return GST_FLOW_FLUSHING;
@@ -968,6 +983,13 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
           "apart) before the sink gives up with an error; 0 = give up at the "
           "first failure, G_MAXUINT (4294967295) = never give up", 0,
           G_MAXUINT, DEFAULT_RETRY,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_WAIT_FOR_CONNECTION,
+      g_param_spec_boolean ("wait-for-connection", "Wait for connection",
+          "Hold the stream back (render blocks) while no receiver has a "
+          "connection, as srtsink's; off (default): buffers go on into the "
+          "queue and a receiver that comes later starts at a keyframe",
+          DEFAULT_WAIT_FOR_CONNECTION,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_URI,
       g_param_spec_string ("uri", "URI",

@@ -34,6 +34,7 @@ struct _GstMultiTcpSink {
   gchar *host;
   guint port;
   guint retry;
+  gboolean wait_for_connection;
   MtcpScheduler scheduler;
   guint64 max_session_bytes;
   guint64 max_session_lag;

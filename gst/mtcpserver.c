@@ -975,6 +975,8 @@ admit (MtcpServer * server, ServerConn * sc, const MtcpHello * hello)
     sess->orphaned_us = 0;
   }
   apply_socket_options (server, sc);
+  /* a producer may wait for a receiver (wait-for-connection) */
+  g_cond_broadcast (&server->cond);
 
   memcpy (welcome.session_id, sess->id, MTCP_SESSION_ID_SIZE);
   welcome.connection_id = sc->id;
@@ -2309,6 +2311,26 @@ mtcp_server_wait_drained (MtcpServer * server, gint64 timeout_us)
   drained = all_received (server);
   g_mutex_unlock (&server->lock);
   return drained;
+}
+
+gboolean
+mtcp_server_wait_receiver (MtcpServer * server)
+{
+  gboolean flushing;
+
+  g_mutex_lock (&server->lock);
+  for (;;) {
+    GList *l;
+    gboolean have = FALSE;
+    for (l = server->sessions; l && !have; l = l->next)
+      have = ((ServerSession *) l->data)->conns->len > 0;
+    if (have || server->flushing)
+      break;
+    g_cond_wait (&server->cond, &server->lock);
+  }
+  flushing = server->flushing;
+  g_mutex_unlock (&server->lock);
+  return !flushing;
 }
 
 void

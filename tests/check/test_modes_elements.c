@@ -411,6 +411,46 @@ GST_START_TEST (test_caller_signals)
 
 GST_END_TEST;
 
+/* wait-for-connection=true: nothing enters the sink's queue before a
+ * receiver has a connection; then every buffer comes, from the first. */
+GST_START_TEST (test_wait_for_connection)
+{
+  Sender *s = sender_new ("wait-for-connection=true");
+  GstCaps *caps = gst_caps_new_empty_simple ("application/x-test");
+  GRand *rand = g_rand_new_with_seed (7);
+  Receiver *r;
+  guint i;
+
+  gst_app_src_set_caps (GST_APP_SRC (s->appsrc), caps);
+  for (i = 0; i < 30; i++) {
+    GstBuffer *buf = make_payload (rand, i, 1000);
+    if (i > 0)
+      GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DELTA_UNIT);
+    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC
+            (s->appsrc), buf), GST_FLOW_OK);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (s->appsrc));
+  g_usleep (500 * 1000);
+  fail_unless_equals_uint64 (stats_uint64 (s->sink, "bytes-pushed"), 0);
+  r = receiver_new (sender_port (s), 2, 5000);
+  for (i = 0; i < 30; i++) {
+    GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK
+        (r->appsink), WAIT_TIMEOUT);
+    GstMapInfo map;
+    fail_unless (sample != NULL, "buffer %u missing", i);
+    gst_buffer_map (gst_sample_get_buffer (sample), &map, GST_MAP_READ);
+    fail_unless_equals_int (GST_READ_UINT32_BE (map.data), i);
+    gst_buffer_unmap (gst_sample_get_buffer (sample), &map);
+    gst_sample_unref (sample);
+  }
+  receiver_free (r);
+  sender_free (s);
+  gst_caps_unref (caps);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 /* ---- URIs ---- */
 
 static GstElement *
@@ -754,6 +794,7 @@ modes_suite (void)
   tcase_add_test (tc, test_strangers_calling_the_listener);
   tcase_add_test (tc, test_stream_id);
   tcase_add_test (tc, test_caller_signals);
+  tcase_add_test (tc, test_wait_for_connection);
   tcase_add_test (tc, test_uri);
   tcase_add_test (tc, test_uri_streams);
   tcase_add_test (tc, test_h264_both_ways);
