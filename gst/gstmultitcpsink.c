@@ -629,7 +629,8 @@ on_server_estimate (GstStructure * estimate, gpointer user_data)
  * or was turned away. */
 static void
 on_server_caller (MtcpCallerEvent event, const gchar * session_id,
-    GSocketAddress * address, const gchar * reason, gpointer user_data)
+    GSocketAddress * address, const gchar * reason, const gchar * kind,
+    guint attempt, gpointer user_data)
 {
   GstMultiTcpSink *self = user_data;
 
@@ -646,6 +647,30 @@ on_server_caller (MtcpCallerEvent event, const gchar * session_id,
       g_signal_emit (self, signals[SIGNAL_CALLER_REJECTED], 0, address,
           reason);
       break;
+    case MTCP_CALLER_DIAL_FAILED:{
+      /* the reason as data, for applications that tell "wrong passphrase"
+       * from "nobody there"; one a second at most on the bus */
+      gint64 now = g_get_monotonic_time ();
+      gchar *to = NULL;
+      if (address && G_IS_INET_SOCKET_ADDRESS (address)) {
+        gchar *ip = g_inet_address_to_string (g_inet_socket_address_get_address
+            (G_INET_SOCKET_ADDRESS (address)));
+        to = g_strdup_printf ("%s:%u", ip, g_inet_socket_address_get_port
+            (G_INET_SOCKET_ADDRESS (address)));
+        g_free (ip);
+      }
+      if (now - self->last_dial_warning_us >= G_USEC_PER_SEC) {
+        self->last_dial_warning_us = now;
+        GST_ELEMENT_WARNING_WITH_DETAILS (self, RESOURCE, OPEN_WRITE,
+            ("Could not reach the receiver at %s (%s), trying again",
+                to ? to : "?", kind), ("%s", reason),
+            ("kind", G_TYPE_STRING, kind, "address", G_TYPE_STRING,
+                to ? to : "", "attempt", G_TYPE_UINT, attempt, "reason",
+                G_TYPE_STRING, reason ? reason : "", NULL));
+      }
+      g_free (to);
+      break;
+    }
   }
 }
 

@@ -63,6 +63,7 @@ struct _GstMultiTcpSink {
   guint current_port;
   gint upstream_live;           /* -1 unknown, 0, 1 */
   gint64 last_warning_us;
+  gint64 last_dial_warning_us;  /* I/O thread only */
   gint gave_up_posted;          /* atomic: a caller gave up, error posted */
 
   /* bitrate-control=encoder: the I/O thread's estimate callback drives it

@@ -125,6 +125,12 @@ mtcp_connector_get_port (const MtcpConnector * c)
   return c->port;
 }
 
+GSocketAddress *
+mtcp_connector_get_address (const MtcpConnector * c)
+{
+  return c->address;
+}
+
 const gchar *
 mtcp_connector_describe (const MtcpConnector * c)
 {

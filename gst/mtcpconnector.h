@@ -35,6 +35,8 @@ void mtcp_connector_free (MtcpConnector * connector);
 gboolean mtcp_connector_is_listener (const MtcpConnector * connector);
 /* The port listened on, or dialed. */
 guint mtcp_connector_get_port (const MtcpConnector * connector);
+/* Dialer: the address it dials (resolved at new), else NULL. */
+GSocketAddress *mtcp_connector_get_address (const MtcpConnector * connector);
 /* "host:port" of what it dials or listens on, for messages. */
 const gchar *mtcp_connector_describe (const MtcpConnector * connector);
 

@@ -90,6 +90,8 @@ typedef struct {
   gchar *session_id;
   GSocketAddress *address;
   gchar *reason;
+  const gchar *kind;            /* static */
+  guint attempt;
 } CallerNote;
 
 static void
@@ -218,7 +220,8 @@ static void server_close_conn (MtcpServer * server, ServerConn * sc,
 static void pump_session (MtcpServer * server, ServerSession * sess);
 static void send_report (MtcpServer * server, ServerConn * sc, gint64 now);
 static void reap (MtcpServer * server);
-static void note_dial_failure (MtcpServer * server, const gchar * why);
+static void note_dial_failure (MtcpServer * server, const GError * error,
+    const gchar * why);
 static void keep_dialing (MtcpServer * server, gint64 now);
 
 MtcpServer *
@@ -265,8 +268,9 @@ mtcp_server_set_caller_func (MtcpServer * server, MtcpServerCallerFunc func,
 
 /* server->lock held. Told after the lock (server_unlock). */
 static void
-note_caller (MtcpServer * server, MtcpCallerEvent event,
-    const gchar * session_id, GSocketAddress * address, const gchar * reason)
+note_caller_full (MtcpServer * server, MtcpCallerEvent event,
+    const gchar * session_id, GSocketAddress * address, const gchar * reason,
+    const gchar * kind, guint attempt)
 {
   CallerNote *note;
 
@@ -277,7 +281,17 @@ note_caller (MtcpServer * server, MtcpCallerEvent event,
   note->session_id = g_strdup (session_id);
   note->address = address ? g_object_ref (address) : NULL;
   note->reason = g_strdup (reason);
+  note->kind = kind;
+  note->attempt = attempt;
   g_ptr_array_add (server->callers, note);
+}
+
+/* server->lock held. */
+static void
+note_caller (MtcpServer * server, MtcpCallerEvent event,
+    const gchar * session_id, GSocketAddress * address, const gchar * reason)
+{
+  note_caller_full (server, event, session_id, address, reason, NULL, 0);
 }
 
 void
@@ -370,7 +384,7 @@ server_unlock (MtcpServer * server)
     for (i = 0; i < callers->len; i++) {
       CallerNote *n = g_ptr_array_index (callers, i);
       server->caller (n->event, n->session_id, n->address, n->reason,
-          server->caller_data);
+          n->kind, n->attempt, server->caller_data);
     }
     g_ptr_array_unref (callers);
   }
@@ -736,7 +750,7 @@ server_close_conn (MtcpServer * server, ServerConn * sc, const gchar * why)
    * there yet, or not ours (its stream id, its passphrase) */
   if (server->config.caller && (sc->pending || sc->feedback_us == 0) &&
       server->running && !server->flushing)
-    note_dial_failure (server, why);
+    note_dial_failure (server, NULL, why);
   if (sc->pending) {
     sc->pending = FALSE;
     server->pending_handshakes--;
@@ -1700,15 +1714,36 @@ on_connected (GSocket * sock, gpointer user_data)
   server_unlock (server);
 }
 
+/* What kind of failure a dial's @error (NULL: the call closed before the
+ * receiver took it, @why) is, for applications. */
+static const gchar *
+dial_failure_kind (const GError * error, const gchar * why)
+{
+  if (error == NULL)
+    return why && strstr (why, "TLS") ? "tls" : "closed";
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED))
+    return "refused";
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
+    return "timeout";
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_HOST_UNREACHABLE) ||
+      g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NETWORK_UNREACHABLE))
+    return "unreachable";
+  return "error";
+}
+
 /* server->lock held. A dial failed, or a dialed connection closed before
  * the receiver admitted it: the next dial waits, doubling; after `retry`
  * in a row the sink gives up (an error on the bus). */
 static void
-note_dial_failure (MtcpServer * server, const gchar * why)
+note_dial_failure (MtcpServer * server, const GError * error,
+    const gchar * why)
 {
   gint64 backoff_ms;
 
   server->dial_failures++;
+  note_caller_full (server, MTCP_CALLER_DIAL_FAILED, NULL,
+      mtcp_connector_get_address (server->connector), why,
+      dial_failure_kind (error, why), server->dial_failures);
   if (server->dial_failures > server->config.retry && !server->gave_up) {
     server->gave_up = TRUE;
     server->gave_up_reason = g_strdup_printf ("could not reach the receiver "
@@ -1741,7 +1776,7 @@ on_connect_failed (const GError * error, gboolean exhausted, guint backoff_ms,
     server_warn (server, "cannot accept connections (%s): trying again in %u "
         "ms", error->message, backoff_ms);
   } else {
-    note_dial_failure (server, error->message);
+    note_dial_failure (server, error, error->message);
   }
   server_unlock (server);
 }

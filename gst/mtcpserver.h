@@ -65,16 +65,20 @@ typedef enum {
   MTCP_CALLER_REMOVED,          /* it ended (no connection for
                                  * session-timeout, or the sink stops) */
   MTCP_CALLER_REJECTED,         /* a connection was refused (@reason) */
+  MTCP_CALLER_DIAL_FAILED,      /* caller: a dial failed (@kind, @reason,
+                                 * @attempt in a row); it tries again */
 } MtcpCallerEvent;
 
 /* Called from the I/O thread with no lock held, as srtsink's caller-*
- * signals: @session_id NULL for a rejection, @address the receiver's
+ * signals: @session_id NULL for a rejection or a failed dial (@kind:
+ * "refused", "unreachable", "timeout", "tls", "closed": the receiver
+ * closed the call before it took it, its passphrase, stream-id or limit), @address the receiver's
  * (may be NULL if the kernel no longer knows it). At most 32 are held at
  * once between two releases of the lock (a flood of refusals is counted in
  * stats, not told one by one). */
 typedef void (*MtcpServerCallerFunc) (MtcpCallerEvent event,
     const gchar * session_id, GSocketAddress * address, const gchar * reason,
-    gpointer user_data);
+    const gchar * kind, guint attempt, gpointer user_data);
 
 MtcpServer *mtcp_server_new (const MtcpServerConfig * config,
     MtcpServerWarningFunc warning, gpointer user_data);

@@ -215,6 +215,23 @@ GST_START_TEST (test_caller_gives_up_after_retry)
 {
   Sender *s = caller_new (closed_port (), "retry=2");
   gchar *text;
+  GstBus *bus = gst_element_get_bus (s->pipeline);
+  GstMessage *msg;
+  const GstStructure *details = NULL;
+  const gchar *kind;
+
+  /* each failed dial: a warning with the reason as data */
+  msg = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
+      GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL);
+  gst_message_parse_warning_details (msg, &details);
+  fail_unless (details != NULL);
+  kind = gst_structure_get_string (details, "kind");
+  fail_unless_equals_string (kind, "refused");
+  fail_unless (g_str_has_prefix (gst_structure_get_string (details,
+              "address"), "127.0.0.1:"));
+  gst_message_unref (msg);
+  gst_object_unref (bus);
 
   text = wait_for_error (s->pipeline, 30 * GST_SECOND);
   fail_unless (text && strstr (text, "Could not reach the receiver") &&
