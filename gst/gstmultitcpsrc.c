@@ -218,16 +218,10 @@ gst_multi_tcp_src_set_property (GObject * object, guint prop_id,
     case PROP_MODE:
       self->mode = g_value_get_enum (value);
       break;
-    case PROP_URI:{
-      GError *err = NULL;
-      const gchar *uri = g_value_get_string (value);
+    case PROP_URI:
       GST_OBJECT_UNLOCK (self);
-      if (uri && !gst_multi_tcp_uri_apply (GST_ELEMENT (self), uri, &err)) {
-        GST_WARNING_OBJECT (self, "%s", err->message);
-        g_error_free (err);
-      }
+      gst_multi_tcp_uri_set_property (GST_ELEMENT (self), value);
       return;
-    }
     case PROP_PORT:
       self->port = g_value_get_int (value);
       break;
@@ -714,35 +708,13 @@ gst_multi_tcp_src_uri_get_type (GType type)
   return GST_URI_SRC;
 }
 
-static const gchar *const *
-gst_multi_tcp_src_uri_get_protocols (GType type)
-{
-  static const gchar *protocols[] = { MTCP_URI_SCHEME, NULL };
-  return protocols;
-}
-
-static gchar *
-gst_multi_tcp_src_uri_get_uri (GstURIHandler * handler)
-{
-  return gst_multi_tcp_uri_get (GST_ELEMENT (handler));
-}
-
-static gboolean
-gst_multi_tcp_src_uri_set_uri (GstURIHandler * handler, const gchar * uri,
-    GError ** error)
-{
-  return gst_multi_tcp_uri_apply (GST_ELEMENT (handler), uri, error);
-}
-
 static void
 gst_multi_tcp_src_uri_handler_init (gpointer g_iface, gpointer iface_data)
 {
   GstURIHandlerInterface *iface = g_iface;
 
   iface->get_type = gst_multi_tcp_src_uri_get_type;
-  iface->get_protocols = gst_multi_tcp_src_uri_get_protocols;
-  iface->get_uri = gst_multi_tcp_src_uri_get_uri;
-  iface->set_uri = gst_multi_tcp_src_uri_set_uri;
+  gst_multi_tcp_uri_handler_fill (iface);
 }
 
 static void

@@ -72,6 +72,45 @@ gst_multi_tcp_uri_apply (GstElement * element, const gchar * uri,
   return ok;
 }
 
+void
+gst_multi_tcp_uri_set_property (GstElement * element, const GValue * value)
+{
+  GError *err = NULL;
+  const gchar *uri = g_value_get_string (value);
+
+  if (uri && !gst_multi_tcp_uri_apply (element, uri, &err)) {
+    GST_WARNING_OBJECT (element, "%s", err->message);
+    g_error_free (err);
+  }
+}
+
+static const gchar *const *
+uri_get_protocols (GType type)
+{
+  static const gchar *protocols[] = { MTCP_URI_SCHEME, NULL };
+  return protocols;
+}
+
+static gchar *
+uri_get_uri (GstURIHandler * handler)
+{
+  return gst_multi_tcp_uri_get (GST_ELEMENT (handler));
+}
+
+static gboolean
+uri_set_uri (GstURIHandler * handler, const gchar * uri, GError ** error)
+{
+  return gst_multi_tcp_uri_apply (GST_ELEMENT (handler), uri, error);
+}
+
+void
+gst_multi_tcp_uri_handler_fill (GstURIHandlerInterface * iface)
+{
+  iface->get_protocols = uri_get_protocols;
+  iface->get_uri = uri_get_uri;
+  iface->set_uri = uri_set_uri;
+}
+
 gchar *
 gst_multi_tcp_uri_get (GstElement * element)
 {

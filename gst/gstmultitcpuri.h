@@ -24,6 +24,11 @@ gboolean gst_multi_tcp_uri_apply (GstElement * element, const gchar * uri,
     GError ** error);
 /* multitcp:// from the element's mode, host and port. */
 gchar *gst_multi_tcp_uri_get (GstElement * element);
+/* The `uri` property's set (a bad URI is a warning, nothing set). */
+void gst_multi_tcp_uri_set_property (GstElement * element,
+    const GValue * value);
+/* Fills a GstURIHandler for multitcp:// but for get_type. */
+void gst_multi_tcp_uri_handler_fill (GstURIHandlerInterface * iface);
 
 G_END_DECLS
 

@@ -2143,6 +2143,19 @@ failed:
   return NULL;
 }
 
+/* The I/O thread's timers, then the thread, after @first (a dialed
+ * connection, already joined) or the listener was put on its context. */
+static void
+start_io (MtcpClient * client)
+{
+  mtcp_io_thread_add_timeout (&client->io,
+      MAX (client->config.feedback_interval_ms, 10), on_tick, client);
+  g_main_context_invoke (client->io.context, open_more_connections, client);
+  client->running = TRUE;
+  client->flushing = FALSE;
+  mtcp_io_thread_start (&client->io, "multitcpsrc-io");
+}
+
 /* Listening: nothing to wait for here; the first call opens the session
  * (pop waits for it). */
 static gboolean
@@ -2161,12 +2174,7 @@ start_listening (MtcpClient * client, GError ** error)
   client->rate_since_us = client->last_data_us = g_get_monotonic_time ();
   mtcp_connector_start (client->connector, client->io.context, on_accepted,
       on_accept_failed, client);
-  mtcp_io_thread_add_timeout (&client->io,
-      MAX (client->config.feedback_interval_ms, 10), on_tick, client);
-  g_main_context_invoke (client->io.context, open_more_connections, client);
-  client->running = TRUE;
-  client->flushing = FALSE;
-  mtcp_io_thread_start (&client->io, "multitcpsrc-io");
+  start_io (client);
   GST_INFO ("listening on %s for the sink's calls",
       mtcp_connector_describe (client->connector));
   return TRUE;
@@ -2221,13 +2229,7 @@ mtcp_client_start (MtcpClient * client, GCancellable * cancellable,
   /* TLS may hold frames that came with WELCOME */
   if (first->conn->tls)
     mtcp_connection_poke_input (first->conn);
-  mtcp_io_thread_add_timeout (&client->io,
-      MAX (client->config.feedback_interval_ms, 10), on_tick, client);
-  g_main_context_invoke (client->io.context, open_more_connections, client);
-
-  client->running = TRUE;
-  client->flushing = FALSE;
-  mtcp_io_thread_start (&client->io, "multitcpsrc-io");
+  start_io (client);
   return TRUE;
 }
 
