@@ -19,7 +19,6 @@
 #endif
 
 #include "gstmultitcpsink.h"
-#include "mtcpuri.h"
 
 GST_DEBUG_CATEGORY_STATIC (multitcpsink_debug);
 #define GST_CAT_DEFAULT multitcpsink_debug

@@ -22,7 +22,6 @@
 
 #include "gstmultitcpsrc.h"
 #include "mtcpprotocol.h"
-#include "mtcpuri.h"
 
 GST_DEBUG_CATEGORY_STATIC (multitcpsrc_debug);
 #define GST_CAT_DEFAULT multitcpsrc_debug
