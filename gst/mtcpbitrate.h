@@ -1,7 +1,7 @@
 /* The encoder's bitrate from the sink's bandwidth estimate (issue 24;
  * MULTFRC, seed 002: the video's rate is what the connections achieve
  * together). Down at once to a share of the estimate when the path, not
- * the stream, limits it and it delivers less than the encoder makes. Up only
+ * the stream, limits it and that share is below what the encoder makes. Up only
  * after a hold since the last change: towards the estimate's share when it
  * shows room (at most doubling), else, while nothing waits, by a probe
  * step, because a stream that sends less than the path carries never
