@@ -82,7 +82,8 @@ def clairvoyant_mbps(trace, most_mbps, budget_s, start_s, end_s, dt=0.01):
     every s < t (what the link carries while nothing waits is lost); the
     greedy schedule, making as much as that allows at each step, is the
     largest. Capacity as the trace gives it (IP bytes, headers not taken
-    off, so a bound from above). Mbit/s over the span."""
+    off), and what is made last may arrive up to a budget after the span:
+    a bound from above. Mbit/s over the span."""
     ends = [b for b, _ in trace["rate_series"][1:]] + [trace["period_ms"]]
     steps = int(round((end_s - start_s) / dt))
     shift = int(round(budget_s / dt))

@@ -15,6 +15,7 @@ import types
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "netsim")]
+import bitrate_runs  # noqa: E402
 import cellular  # noqa: E402
 import compare  # noqa: E402
 import nstest  # noqa: E402
@@ -228,5 +229,25 @@ check(out.returncode == 0 and out.stdout.count("\ncell ") == 15
                                           "test_cellular_dry_absent")),
       f"dry run: {out.returncode} {out.stdout[-300:]} {out.stderr[-500:]}")
 json.dumps(cellular.stats(a))   # the stats serialise
+
+# the clairvoyant bound (bitrate_runs.clairvoyant_mbps): a steady 3 Mbit/s
+# link carries a 2 Mbit/s stream whole; of a 4 Mbit/s one what the link
+# carries until the span's end plus the budget (3 x 11 / 10); 2 s dark in
+# 10 costs what it would have carried; what the link carries while nothing
+# waits is lost
+steady = {"rate_series": [[0, 3.0]], "period_ms": 20000}
+check(abs(bitrate_runs.clairvoyant_mbps(steady, 2.0, 1.0, 0, 10) - 2.0)
+      < 0.01, "steady link, 2 Mbit/s stream: all of it")
+check(abs(bitrate_runs.clairvoyant_mbps(steady, 4.0, 1.0, 0, 10) - 3.3)
+      < 0.05, "steady link, 4 Mbit/s stream: the link's rate")
+dark = {"rate_series": [[0, 3.0], [4000, 0.0], [6000, 3.0]],
+        "period_ms": 20000}
+b1 = bitrate_runs.clairvoyant_mbps(dark, 4.0, 1.0, 0, 10)
+b3 = bitrate_runs.clairvoyant_mbps(dark, 4.0, 3.0, 0, 10)
+check(abs(b1 - 2.7) < 0.05 and abs(b3 - 3.3) < 0.05,
+      f"2 s dark in 10: {b1:.2f} with 1 s, {b3:.2f} with 3 s")
+burst = {"rate_series": [[0, 10.0], [1000, 1.0]], "period_ms": 20000}
+check(bitrate_runs.clairvoyant_mbps(burst, 4.0, 0.5, 0, 10) < 1.7,
+      "a burst of capacity before the stream could fill it is lost")
 
 f.exit()
