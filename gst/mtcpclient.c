@@ -995,6 +995,13 @@ on_conn_event (MtcpConnection * conn, GIOCondition cond, gpointer user_data)
       g_clear_error (&err);
       goto done;
     }
+    /* gone already (a calling sink that stopped): no TLS on a dead socket,
+     * which glib-networking does not take well */
+    if (cond & G_IO_HUP) {
+      client_close_conn (client, cc, "closed by the peer before the "
+          "handshake");
+      goto done;
+    }
     cc->state = CONN_HANDSHAKE;
     conn->tls_orphans = &client->tls_orphans;
     if (client->tls.server_name &&

@@ -27,10 +27,10 @@ if [ "${SKIP_SANITIZERS:-0}" != "1" ]; then
   export ASAN_OPTIONS="detect_leaks=1:fast_unwind_on_malloc=0:halt_on_error=1"
   export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0"
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-  # the TLS test on its own, below: with the plugins loaded in-process
+  # the TLS tests on their own, below: with the plugins loaded in-process
   # before check forks each test, GTask's thread pool (the TLS handshake)
   # does not work in the forked child
-  GST_CHECKS_IGNORE=test_tls \
+  GST_CHECKS_IGNORE=test_tls,test_sink_calls_with_tls,test_h264_both_ways \
     meson test -C build-asan --print-errorlogs --num-processes 1 --suite unit --suite elements
   # no fork; LSan without scanning TLS (its tracer crashes on GnuTLS's
   # dynamic TLS), so what GLib keeps per thread is suppressed as well
@@ -38,6 +38,10 @@ if [ "${SKIP_SANITIZERS:-0}" != "1" ]; then
   CK_FORK=no GST_CHECKS=test_tls \
     LSAN_OPTIONS="suppressions=$PWD/build-asan/lsan-notls.supp:print_suppressions=0:use_tls=0" \
     meson test -C build-asan --print-errorlogs --num-processes 1 --suite elements elements
+  # the same for the TLS tests of either end dialing
+  CK_FORK=no GST_CHECKS=test_sink_calls_with_tls,test_h264_both_ways \
+    LSAN_OPTIONS="suppressions=$PWD/build-asan/lsan-notls.supp:print_suppressions=0:use_tls=0" \
+    meson test -C build-asan --print-errorlogs --num-processes 1 --suite elements modes_elements
 fi
 
 echo "== the frame parsers under libFuzzer for ${FUZZ_SECONDS:-60} s"
