@@ -995,9 +995,11 @@ on_conn_event (MtcpConnection * conn, GIOCondition cond, gpointer user_data)
       g_clear_error (&err);
       goto done;
     }
-    /* gone already (a calling sink that stopped): no TLS on a dead socket,
-     * which glib-networking does not take well */
-    if (cond & G_IO_HUP) {
+    /* a call gone already (a calling sink that stopped; it sends nothing
+     * before our HELLO): no TLS on a dead socket, which glib-networking
+     * does not take well. A dialed one may still hold what its sink wrote
+     * before it closed. */
+    if (cc->accepted && (cond & G_IO_HUP)) {
       client_close_conn (client, cc, "closed by the peer before the "
           "handshake");
       goto done;
