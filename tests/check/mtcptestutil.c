@@ -416,7 +416,7 @@ raw_conn_try_open (RawConn * rc, gint port, const guint8 * sid, guint8 flags,
   guint8 frame[MTCP_HELLO_FRAME_SIZE];
   MtcpFrameHeader hdr;
   const guint8 *body;
-  MtcpWelcome welcome;
+  MtcpWelcome welcome = { {0}, };
   gint64 until = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
 
   rc->sock = raw_connect_rcvbuf (port, rcvbuf);

@@ -80,8 +80,8 @@ fake_sink_run (gpointer data)
   GSocket *sock = g_socket_accept (fs->listener, NULL, NULL);
   guint8 body[256], out[128];
   MtcpFrameHeader hdr;
-  MtcpHello hello;
-  MtcpWelcome welcome;
+  MtcpHello hello = { 0, };
+  MtcpWelcome welcome = { {0}, };
   MtcpChallenge ch;
   MtcpAuthKey key;
   MtcpAuth auth;
@@ -389,12 +389,12 @@ GST_START_TEST (test_sink_proves_itself)
   GSocket *sock;
   guint8 body[256], out[128], mac[MTCP_MAC_SIZE];
   MtcpFrameHeader hdr;
-  MtcpHello hello;
+  MtcpHello hello = { 0, };
   MtcpChallenge ch, ch2;
   MtcpAuth auth;
   MtcpAuthKey key;
   MtcpRefuse refuse;
-  MtcpWelcome welcome;
+  MtcpWelcome welcome = { {0}, };
   gint port = 0;
 
   pipeline = gst_parse_launch ("appsrc is-live=true format=time ! "

@@ -49,8 +49,8 @@ fake_accept (FakeSink * fs, gboolean expect_join)
   GSocket *sock = g_socket_accept (fs->listener, NULL, NULL);
   guint8 buf[MTCP_HELLO_FRAME_SIZE];
   MtcpFrameHeader hdr;
-  MtcpHello hello;
-  MtcpWelcome welcome;
+  MtcpHello hello = { 0, };
+  MtcpWelcome welcome = { {0}, };
   guint8 out[64];
   gchar *err = NULL;
   gsize n;
