@@ -77,6 +77,8 @@ enum {
   PROP_COPY_OVERHEAD,
   PROP_PASSPHRASE,
   PROP_STREAM_ID,
+  PROP_LOCAL_ADDRESSES,
+  PROP_INTERFACES,
   PROP_TLS,
   PROP_TLS_CERTIFICATE,
   PROP_TLS_CERTIFICATE_FILE,
@@ -154,14 +156,7 @@ gst_multi_tcp_bitrate_follows_get_type (void)
 }
 
 #define gst_multi_tcp_sink_parent_class parent_class
-enum {
-  SIGNAL_CALLER_ADDED,
-  SIGNAL_CALLER_REMOVED,
-  SIGNAL_CALLER_REJECTED,
-  LAST_SIGNAL
-};
-
-static guint signals[LAST_SIGNAL];
+static guint signals[GST_MULTI_TCP_CALLER_N_SIGNALS];
 
 static void gst_multi_tcp_sink_uri_handler_init (gpointer iface,
     gpointer iface_data);
@@ -174,6 +169,8 @@ static void
 gst_multi_tcp_sink_init (GstMultiTcpSink * self)
 {
   self->mode = DEFAULT_MODE;
+  self->callers.signals = signals;
+  self->callers.peer = "receiver";
   self->retry = DEFAULT_RETRY;
   self->wait_for_connection = DEFAULT_WAIT_FOR_CONNECTION;
   self->host = g_strdup (DEFAULT_HOST);
@@ -208,6 +205,8 @@ gst_multi_tcp_sink_finalize (GObject * object)
   g_free (self->host);
   g_free (self->passphrase);
   g_free (self->stream_id);
+  g_free (self->local_addresses);
+  g_free (self->interfaces);
   g_clear_object (&self->tls_certificate);
   g_free (self->tls_certificate_file);
   g_free (self->tls_key_file);
@@ -312,6 +311,14 @@ gst_multi_tcp_sink_set_property (GObject * object, guint prop_id,
       g_free (self->stream_id);
       self->stream_id = g_value_dup_string (value);
       break;
+    case PROP_LOCAL_ADDRESSES:
+      g_free (self->local_addresses);
+      self->local_addresses = g_value_dup_string (value);
+      break;
+    case PROP_INTERFACES:
+      g_free (self->interfaces);
+      self->interfaces = g_value_dup_string (value);
+      break;
     case PROP_TLS:
       self->tls = g_value_get_boolean (value);
       break;
@@ -395,6 +402,12 @@ gst_multi_tcp_sink_get_property (GObject * object, guint prop_id,
       break;
     case PROP_STREAM_ID:
       g_value_set_string (value, self->stream_id);
+      break;
+    case PROP_LOCAL_ADDRESSES:
+      g_value_set_string (value, self->local_addresses);
+      break;
+    case PROP_INTERFACES:
+      g_value_set_string (value, self->interfaces);
       break;
     case PROP_MODE:
       g_value_set_enum (value, self->mode);
@@ -619,7 +632,7 @@ on_server_estimate (GstStructure * estimate, gpointer user_data)
 }
 
 /* From the I/O thread, no lock of the server held: a receiver came, went,
- * or was turned away. */
+ * or was turned away, or a dial failed. */
 static void
 on_server_caller (MtcpCallerEvent event, const gchar * session_id,
     GSocketAddress * address, const gchar * reason, const gchar * kind,
@@ -627,44 +640,20 @@ on_server_caller (MtcpCallerEvent event, const gchar * session_id,
 {
   GstMultiTcpSink *self = user_data;
 
-  switch (event) {
-    case MTCP_CALLER_ADDED:
-      g_signal_emit (self, signals[SIGNAL_CALLER_ADDED], 0, session_id,
-          address);
-      break;
-    case MTCP_CALLER_REMOVED:
-      g_signal_emit (self, signals[SIGNAL_CALLER_REMOVED], 0, session_id,
-          address);
-      break;
-    case MTCP_CALLER_REJECTED:
-      g_signal_emit (self, signals[SIGNAL_CALLER_REJECTED], 0, address,
-          reason);
-      break;
-    case MTCP_CALLER_DIAL_FAILED:{
-      /* the reason as data, for applications that tell "wrong passphrase"
-       * from "nobody there"; one a second at most on the bus */
-      gint64 now = g_get_monotonic_time ();
-      gchar *to = NULL;
-      if (address && G_IS_INET_SOCKET_ADDRESS (address)) {
-        gchar *ip = g_inet_address_to_string (g_inet_socket_address_get_address
-            (G_INET_SOCKET_ADDRESS (address)));
-        to = g_strdup_printf ("%s:%u", ip, g_inet_socket_address_get_port
-            (G_INET_SOCKET_ADDRESS (address)));
-        g_free (ip);
-      }
-      if (now - self->last_dial_warning_us >= G_USEC_PER_SEC) {
-        self->last_dial_warning_us = now;
-        GST_ELEMENT_WARNING_WITH_DETAILS (self, RESOURCE, OPEN_WRITE,
-            ("Could not reach the receiver at %s (%s), trying again",
-                to ? to : "?", kind), ("%s", reason),
-            ("kind", G_TYPE_STRING, kind, "address", G_TYPE_STRING,
-                to ? to : "", "attempt", G_TYPE_UINT, attempt, "reason",
-                G_TYPE_STRING, reason ? reason : "", NULL));
-      }
-      g_free (to);
-      break;
-    }
-  }
+  gst_multi_tcp_caller_tell (GST_ELEMENT (self), &self->callers, event,
+      session_id, address, reason, kind, attempt);
+}
+
+/* From the I/O thread, no lock of the server held: may a new receiver
+ * join (caller-connecting)? */
+static gboolean
+on_server_accept (GSocketAddress * address, const gchar * stream_id,
+    gpointer user_data)
+{
+  GstMultiTcpSink *self = user_data;
+
+  return gst_multi_tcp_caller_accept (GST_ELEMENT (self), &self->callers,
+      address, stream_id);
 }
 
 /* The certificate (with its key) TLS uses: the object, else the files. */
@@ -735,6 +724,8 @@ gst_multi_tcp_sink_start (GstBaseSink * bsink)
   config.copy_overhead_percent = self->copy_overhead;
   config.passphrase = self->passphrase;
   config.stream_id = self->stream_id;
+  config.local_addresses = self->local_addresses;
+  config.interfaces = self->interfaces;
   config.tls_certificate = NULL;
   if (self->tls && !(config.tls_certificate = tls_certificate_locked (self,
               &err))) {
@@ -751,6 +742,7 @@ gst_multi_tcp_sink_start (GstBaseSink * bsink)
   server = mtcp_server_new (&config, on_server_warning, self);
   mtcp_server_set_estimate_func (server, on_server_estimate, self);
   mtcp_server_set_caller_func (server, on_server_caller, self);
+  mtcp_server_set_accept_func (server, on_server_accept, self);
   g_clear_object (&config.tls_certificate);
   g_free (config.congestion_control);
   if (!mtcp_server_start (server, &err)) {
@@ -917,40 +909,7 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
   GST_DEBUG_CATEGORY_INIT (multitcpsink_debug, "multitcpsink", 0,
       "multitcp sink element");
 
-  /**
-   * GstMultiTcpSink::caller-added:
-   * @session_id: the receiver's session
-   * @address: (nullable): the address its first connection came from
-   *
-   * A receiver's session began (as srtsink's caller-added). Emitted from
-   * the sink's I/O thread.
-   */
-  signals[SIGNAL_CALLER_ADDED] = g_signal_new ("caller-added",
-      G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-      G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_SOCKET_ADDRESS);
-  /**
-   * GstMultiTcpSink::caller-removed:
-   * @session_id: the receiver's session
-   * @address: (nullable): the address its first connection came from
-   *
-   * A receiver's session ended: no connection for session-timeout, or
-   * evicted for another. Emitted from the sink's I/O thread.
-   */
-  signals[SIGNAL_CALLER_REMOVED] = g_signal_new ("caller-removed",
-      G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-      G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_SOCKET_ADDRESS);
-  /**
-   * GstMultiTcpSink::caller-rejected:
-   * @address: (nullable): where the connection came from
-   * @reason: why (the text its REFUSE carried)
-   *
-   * A connection was refused: wrong passphrase, stream-id, a limit, a
-   * protocol error. At most 32 between two passes of the I/O thread (a
-   * flood is counted in stats). Emitted from the sink's I/O thread.
-   */
-  signals[SIGNAL_CALLER_REJECTED] = g_signal_new ("caller-rejected",
-      G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-      G_TYPE_NONE, 2, G_TYPE_SOCKET_ADDRESS, G_TYPE_STRING);
+  gst_multi_tcp_caller_install_signals (G_TYPE_FROM_CLASS (klass), signals);
 
   gobject_class->set_property = gst_multi_tcp_sink_set_property;
   gobject_class->get_property = gst_multi_tcp_sink_get_property;
@@ -1102,6 +1061,23 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
           "caller: sent to the listening multitcpsrc, which takes the call only if it is its own stream-id; listener: receivers must name this one (unset: any; one that names another gets a refusal it does not retry). Not covered by the passphrase's "
           "proofs: with TLS it is private, without it anyone on the path "
           "reads it", NULL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_LOCAL_ADDRESSES,
+      g_param_spec_string ("local-addresses", "Local addresses",
+          "mode=caller: the uplinks to bond, by address: comma-separated "
+          "local IP addresses, each dial from one of them (with "
+          "`interfaces`, paired in order). Each uplink keeps at least one "
+          "connection, is dialed again with backoff while it is down, and "
+          "the receiver counts connections per uplink. Unset: one uplink, "
+          "the kernel's choice", NULL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_INTERFACES,
+      g_param_spec_string ("interfaces", "Interfaces",
+          "mode=caller: the uplinks to bond, by network device: "
+          "comma-separated names (wwan0,wwan1), each dial bound to one "
+          "(SO_BINDTODEVICE: out of that device whatever the routing "
+          "table says; root or CAP_NET_RAW before Linux 5.7). See "
+          "local-addresses", NULL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_PASSPHRASE,
       g_param_spec_string ("passphrase", "Passphrase",
           "Receivers must prove they know it, and the sink proves it to them (PBKDF2 key, HMAC-SHA256 challenge on every connection), to get or join a session; empty = anyone may connect. Write-only", NULL,

@@ -7,6 +7,7 @@
 #include "gstmultitcpuri.h"
 
 #include "mtcpserver.h"
+#include "gstmultitcpcaller.h"
 #include "mtcpbitrate.h"
 #include "mtcpencoder.h"
 
@@ -52,6 +53,8 @@ struct _GstMultiTcpSink {
   guint copy_overhead;           /* %, copies ahead of deadlines */
   gchar *passphrase;
   gchar *stream_id;
+  gchar *local_addresses;       /* caller: uplinks to dial from */
+  gchar *interfaces;
   gboolean tls;
   GTlsCertificate *tls_certificate;
   gchar *tls_certificate_file, *tls_key_file;
@@ -63,7 +66,7 @@ struct _GstMultiTcpSink {
   guint current_port;
   gint upstream_live;           /* -1 unknown, 0, 1 */
   gint64 last_warning_us;
-  gint64 last_dial_warning_us;  /* I/O thread only */
+  GstMultiTcpCallers callers;
   gint gave_up_posted;          /* atomic: a caller gave up, error posted */
 
   /* bitrate-control=encoder: the I/O thread's estimate callback drives it

@@ -40,6 +40,7 @@ GST_DEBUG_CATEGORY_STATIC (multitcpsrc_debug);
 #define DEFAULT_RETRY 30
 #define DEFAULT_IDLE_TIMEOUT 3000
 #define DEFAULT_DRIFT_CORRECTION TRUE
+#define DEFAULT_KEEP_LISTENING FALSE
 /* MultiTCP Tables II and III; MULTFRC leaves its constants open */
 #define DEFAULT_WINDOW_CONTROL MTCP_WINDOW_CONTROL_NONE
 #define DEFAULT_CONNECTION_CONTROL MTCP_CONNECTION_CONTROL_FIXED
@@ -95,6 +96,7 @@ enum {
   PROP_TLS_VALIDATION_FLAGS,
   PROP_TLS_SERVER_NAME,
   PROP_DRIFT_CORRECTION,
+  PROP_KEEP_LISTENING,
   PROP_MODE,
   PROP_CURRENT_PORT,
   PROP_URI,
@@ -141,6 +143,8 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
 
 #define gst_multi_tcp_src_parent_class parent_class
+static guint signals[GST_MULTI_TCP_CALLER_N_SIGNALS];
+
 static void gst_multi_tcp_src_uri_handler_init (gpointer iface,
     gpointer iface_data);
 
@@ -152,6 +156,8 @@ static void
 gst_multi_tcp_src_init (GstMultiTcpSrc * self)
 {
   self->mode = DEFAULT_MODE;
+  self->callers.signals = signals;
+  self->callers.peer = "sink";
   self->host = g_strdup (DEFAULT_HOST);
   self->port = DEFAULT_PORT;
   self->connections = DEFAULT_CONNECTIONS;
@@ -163,6 +169,7 @@ gst_multi_tcp_src_init (GstMultiTcpSrc * self)
   self->tls_validation_flags = G_TLS_CERTIFICATE_VALIDATE_ALL;
   self->idle_timeout = DEFAULT_IDLE_TIMEOUT;
   self->drift_correction = DEFAULT_DRIFT_CORRECTION;
+  self->keep_listening = DEFAULT_KEEP_LISTENING;
   self->control.window = DEFAULT_WINDOW_CONTROL;
   self->control.connections = DEFAULT_CONNECTION_CONTROL;
   self->control.target_bitrate = DEFAULT_TARGET_BITRATE;
@@ -288,6 +295,9 @@ gst_multi_tcp_src_set_property (GObject * object, guint prop_id,
     case PROP_DRIFT_CORRECTION:
       self->drift_correction = g_value_get_boolean (value);
       break;
+    case PROP_KEEP_LISTENING:
+      self->keep_listening = g_value_get_boolean (value);
+      break;
     case PROP_PASSPHRASE:
       g_free (self->passphrase);
       self->passphrase = g_value_dup_string (value);
@@ -388,6 +398,9 @@ gst_multi_tcp_src_get_property (GObject * object, guint prop_id,
     case PROP_DRIFT_CORRECTION:
       g_value_set_boolean (value, self->drift_correction);
       break;
+    case PROP_KEEP_LISTENING:
+      g_value_set_boolean (value, self->keep_listening);
+      break;
     case PROP_WINDOW_CONTROL:
       g_value_set_enum (value, self->control.window);
       break;
@@ -465,6 +478,31 @@ gst_multi_tcp_src_get_property (GObject * object, guint prop_id,
 }
 
 /* From the client's I/O thread, every stats-interval ms. */
+/* From the I/O thread, no lock of the client held: listening, a calling
+ * sink came, went or was turned away; calling, a reconnect failed. */
+static void
+on_client_caller (MtcpCallerEvent event, const gchar * session_id,
+    GSocketAddress * address, const gchar * reason, const gchar * kind,
+    guint attempt, gpointer user_data)
+{
+  GstMultiTcpSrc *self = user_data;
+
+  gst_multi_tcp_caller_tell (GST_ELEMENT (self), &self->callers, event,
+      session_id, address, reason, kind, attempt);
+}
+
+/* From the I/O thread, no lock of the client held: may a calling sink's
+ * new session in (caller-connecting)? */
+static gboolean
+on_client_accept (GSocketAddress * address, const gchar * stream_id,
+    gpointer user_data)
+{
+  GstMultiTcpSrc *self = user_data;
+
+  return gst_multi_tcp_caller_accept (GST_ELEMENT (self), &self->callers,
+      address, stream_id);
+}
+
 static void
 on_client_stats (GstStructure * stats, gpointer user_data)
 {
@@ -507,6 +545,7 @@ gst_multi_tcp_src_start (GstBaseSrc * bsrc)
   config.retry = self->retry;
   config.idle_timeout_ms = self->idle_timeout;
   config.drift_correction = self->drift_correction;
+  config.keep_listening = self->keep_listening;
   config.passphrase = self->passphrase;
   config.stream_id = self->stream_id;
   config.local_addresses = self->local_addresses;
@@ -521,6 +560,8 @@ gst_multi_tcp_src_start (GstBaseSrc * bsrc)
 
   g_cancellable_reset (self->cancellable);
   client = mtcp_client_new (&config, on_client_stats, self);
+  mtcp_client_set_caller_func (client, on_client_caller, self);
+  mtcp_client_set_accept_func (client, on_client_accept, self);
   if (!mtcp_client_start (client, self->cancellable, &err)) {
     if (g_error_matches (err, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
       GST_DEBUG_OBJECT (self, "connecting cancelled");
@@ -727,6 +768,8 @@ gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
   GST_DEBUG_CATEGORY_INIT (multitcpsrc_debug, "multitcpsrc", 0,
       "multitcp source element");
 
+  gst_multi_tcp_caller_install_signals (G_TYPE_FROM_CLASS (klass), signals);
+
   gobject_class->set_property = gst_multi_tcp_src_set_property;
   gobject_class->get_property = gst_multi_tcp_src_get_property;
   gobject_class->finalize = gst_multi_tcp_src_finalize;
@@ -899,8 +942,10 @@ gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_TIMEOUT,
       g_param_spec_uint ("timeout", "Timeout",
-          "Seconds to wait for connecting and for data before failing "
-          "(0 = wait forever)", 0, G_MAXINT, DEFAULT_TIMEOUT,
+          "Seconds to wait for connecting and for data before failing; "
+          "mode=listener: seconds without a connection after which the "
+          "sender has left (see keep-listening) (0 = wait forever)", 0,
+          G_MAXINT, DEFAULT_TIMEOUT,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_STATS_INTERVAL,
       g_param_spec_uint ("stats-interval", "Stats interval",
@@ -918,6 +963,13 @@ gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
           "arrival delays and move the sender-to-local time mapping with it, "
           "so that a sender clock faster or slower than ours neither fills "
           "the buffer nor makes buffers late", DEFAULT_DRIFT_CORRECTION,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_KEEP_LISTENING,
+      g_param_spec_boolean ("keep-listening", "Keep listening",
+          "mode=listener: after the sender leaves (its end of stream, or no "
+          "connection from it for `timeout` seconds), wait for the next "
+          "sender and go on with its stream (DISCONT, its caps) instead of "
+          "ending the stream (EOS)", DEFAULT_KEEP_LISTENING,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",

@@ -5,6 +5,7 @@
 #include <gst/base/gstpushsrc.h>
 
 #include "gstmultitcpuri.h"
+#include "gstmultitcpcaller.h"
 #include "mtcpclient.h"
 
 G_BEGIN_DECLS
@@ -29,6 +30,7 @@ struct _GstMultiTcpSrc {
   guint retry;
   guint idle_timeout;
   gboolean drift_correction;
+  gboolean keep_listening;
   gchar *passphrase;
   gchar *stream_id;
   gchar *local_addresses;
@@ -38,6 +40,7 @@ struct _GstMultiTcpSrc {
   MtcpControlConfig control;
 
   MtcpClient *client;
+  GstMultiTcpCallers callers;
   GCancellable *cancellable;
   /* local monotonic time -> running time, fixed at the first output */
   gboolean have_offset;

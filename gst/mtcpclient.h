@@ -12,38 +12,12 @@
 #include <gst/gst.h>
 #include <gio/gio.h>
 
+#include "mtcpcontrol.h"
+#include "mtcpcallers.h"
+
 G_BEGIN_DECLS
 
 typedef struct _MtcpClient MtcpClient;
-
-typedef enum {
-  MTCP_WINDOW_CONTROL_NONE,     /* the kernel's own receive windows */
-  MTCP_WINDOW_CONTROL_ADJUST,   /* MultiTCP AdjustWindowSize */
-} MtcpWindowControl;
-
-typedef enum {
-  MTCP_CONNECTION_CONTROL_FIXED,        /* `connections` (0: ParS's model) */
-  MTCP_CONNECTION_CONTROL_CONGESTION,   /* MultiTCP AdjustNumConnections */
-  MTCP_CONNECTION_CONTROL_RTT,          /* MULTFRC's IIAD on RTT */
-} MtcpConnectionControl;
-
-/* Receiver-driven control: what to aim at and how (see mtcpadjustwindow.h,
- * mtcpadjustconn.h, mtcpmultfrc.h, mtcppars.h). */
-typedef struct {
-  MtcpWindowControl window;
-  MtcpConnectionControl connections;
-  guint64 target_bitrate;       /* bit/s; 0 = the stream's bitrate x headroom */
-  gdouble headroom;
-  guint sampling_interval_ms;   /* delta; 0 = 6 RTT */
-  gdouble smoothing;            /* alpha */
-  gdouble guard;                /* lambda, bytes/s */
-  gdouble spike_factor;         /* f */
-  gdouble conn_beta;            /* MultiTCP beta */
-  gdouble congestion_factor;    /* MultiTCP cf */
-  gdouble iiad_alpha, iiad_beta, iiad_gamma;
-  guint iiad_reports;           /* m */
-  guint min_connections, max_connections;
-} MtcpControlConfig;
 
 typedef struct {
   gboolean listener;            /* listen on host:port for the sink's calls
@@ -66,6 +40,9 @@ typedef struct {
   gchar *tls_server_name;       /* NULL = host */
   gchar *stream_id;             /* caller: named in HELLO; listener: the
                                  * one a calling sink must name; NULL */
+  gboolean keep_listening;      /* listener: after the sender leaves (its
+                                 * EOS, or no call for timeout_s), wait for
+                                 * the next one; else the stream ends */
   guint stats_interval_ms;      /* 0 = no periodic stats callback */
   gboolean drift_correction;    /* the mapping follows the sender's clock rate */
 } MtcpClientConfig;
@@ -97,6 +74,14 @@ typedef void (*MtcpClientStatsFunc) (GstStructure * stats, gpointer user_data);
 
 MtcpClient *mtcp_client_new (const MtcpClientConfig * config,
     MtcpClientStatsFunc stats_func, gpointer user_data);
+/* Before start. Listener: calling sinks' sessions as they come and go,
+ * calls turned away; caller: failed reconnects (mtcpcallers.h). */
+void mtcp_client_set_caller_func (MtcpClient * client, MtcpCallerFunc func,
+    gpointer user_data);
+/* Before start. Listener: asked when a calling sink would start a new
+ * session (its passphrase and stream-id checked); FALSE closes the call. */
+void mtcp_client_set_accept_func (MtcpClient * client,
+    MtcpCallerAcceptFunc func, gpointer user_data);
 void mtcp_client_free (MtcpClient * client);
 
 /* Caller: connects the first connection and joins a new session

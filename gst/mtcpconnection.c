@@ -2,7 +2,7 @@
 #include "config.h"
 #endif
 
-#include "mtcpconnection.h"
+#include "mtcpconnectionprivate.h"
 #include "mtcptcpinfo.h"
 
 #include <string.h>
@@ -202,7 +202,10 @@ mtcp_connection_new (GSocket * socket, guint32 max_body)
       conn->tcp_acked_base = info.bytes_acked;
   }
 
-  addr = g_socket_get_remote_address (socket, NULL);
+  /* not while a connect is in flight: getpeername () would take its
+   * error (a refusal), which g_socket_check_connect_result () then misses */
+  addr = g_socket_is_connected (socket) ?
+      g_socket_get_remote_address (socket, NULL) : NULL;
   if (addr && G_IS_INET_SOCKET_ADDRESS (addr)) {
     GInetSocketAddress *ia = G_INET_SOCKET_ADDRESS (addr);
     gchar *host = g_inet_address_to_string (g_inet_socket_address_get_address
@@ -215,6 +218,140 @@ mtcp_connection_new (GSocket * socket, guint32 max_body)
   }
   g_clear_object (&addr);
   return conn;
+}
+
+GSocket *
+mtcp_connection_get_socket (MtcpConnection * conn)
+{
+  return conn->socket;
+}
+
+const gchar *
+mtcp_connection_get_peer (MtcpConnection * conn)
+{
+  return conn->peer;
+}
+
+void
+mtcp_connection_set_peer (MtcpConnection * conn, const gchar * peer)
+{
+  g_free (conn->peer);
+  conn->peer = g_strdup (peer);
+}
+
+gpointer
+mtcp_connection_get_user_data (MtcpConnection * conn)
+{
+  return conn->user_data;
+}
+
+void
+mtcp_connection_set_user_data (MtcpConnection * conn, gpointer data)
+{
+  conn->user_data = data;
+}
+
+gint64
+mtcp_connection_get_created_us (MtcpConnection * conn)
+{
+  return conn->created_us;
+}
+
+gboolean
+mtcp_connection_is_tls (MtcpConnection * conn)
+{
+  return conn->tls != NULL;
+}
+
+void
+mtcp_connection_set_tls_orphans (MtcpConnection * conn, gint * orphans)
+{
+  conn->tls_orphans = orphans;
+}
+
+void
+mtcp_connection_set_keep_sent (MtcpConnection * conn, gboolean keep)
+{
+  conn->keep_sent = keep;
+}
+
+void
+mtcp_connection_set_heads (MtcpConnection * conn, gboolean buffer_delta,
+    gboolean compact)
+{
+  conn->buffer_delta = buffer_delta;
+  conn->compact = buffer_delta && compact;
+}
+
+const gchar *
+mtcp_connection_heads_name (MtcpConnection * conn)
+{
+  return conn->compact ? "compact" : conn->buffer_delta ? "delta" : "plain";
+}
+
+void
+mtcp_connection_set_delay_acks (MtcpConnection * conn, gboolean delay)
+{
+  conn->delay_acks = delay;
+}
+
+MtcpBufferDeltaState *
+mtcp_connection_delta_in (MtcpConnection * conn)
+{
+  return &conn->delta_in;
+}
+
+MtcpParseResult
+mtcp_connection_next_frame (MtcpConnection * conn, MtcpFrameHeader * hdr,
+    const guint8 ** body, gchar ** err)
+{
+  MtcpParseResult r = mtcp_frame_reader_next (conn->reader, hdr, body, err);
+
+  if (r == MTCP_PARSE_OK)
+    conn->frames_received++;
+  return r;
+}
+
+void
+mtcp_connection_set_max_body (MtcpConnection * conn, guint32 max_body)
+{
+  mtcp_frame_reader_set_max_body (conn->reader, max_body);
+}
+
+guint64
+mtcp_connection_bytes_sent (MtcpConnection * conn)
+{
+  return conn->bytes_sent;
+}
+
+guint64
+mtcp_connection_bytes_received (MtcpConnection * conn)
+{
+  return conn->bytes_received;
+}
+
+guint64
+mtcp_connection_frames_sent (MtcpConnection * conn)
+{
+  return conn->frames_sent;
+}
+
+guint64
+mtcp_connection_frames_received (MtcpConnection * conn)
+{
+  return conn->frames_received;
+}
+
+gsize
+mtcp_connection_unsent_bytes (MtcpConnection * conn)
+{
+  return conn->out_bytes;
+}
+
+guint
+mtcp_connection_unsent_frames (MtcpConnection * conn)
+{
+  return g_queue_get_length (&conn->out);
 }
 
 void
@@ -800,8 +937,7 @@ mtcp_connection_take_unacked (MtcpConnection * conn)
 /* ---- input ---- */
 
 static gssize
-receive_some (MtcpConnection * conn, guint8 * dst, gsize space,
-    GError ** error)
+receive_some (MtcpConnection * conn, guint8 * dst, gsize space, GError ** error)
 {
   if (conn->tls == NULL)
     return g_socket_receive (conn->socket, (gchar *) dst, space, NULL, error);
@@ -946,8 +1082,7 @@ wrap_tls (MtcpConnection * conn, const MtcpTlsConfig * tls, GError ** error)
   } else {
     GSocketConnectable *identity = g_network_address_new (tls->server_name,
         tls->port);
-    stream = g_tls_client_connection_new (G_IO_STREAM (base), identity,
-        error);
+    stream = g_tls_client_connection_new (G_IO_STREAM (base), identity, error);
     g_object_unref (identity);
     if (stream) {
       if (tls->database)
@@ -994,8 +1129,7 @@ mtcp_connection_wait_orphaned_handshakes (GMainContext * context,
 }
 
 static void
-on_handshake_done (GObject * object, GAsyncResult * result,
-    gpointer user_data)
+on_handshake_done (GObject * object, GAsyncResult * result, gpointer user_data)
 {
   MtcpTlsPending *pending = user_data;
   MtcpConnection *conn = pending->conn;

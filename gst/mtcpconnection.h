@@ -65,54 +65,50 @@ typedef struct _MtcpTlsPending MtcpTlsPending;
 typedef gboolean (*MtcpConnectionFunc) (MtcpConnection * conn,
     GIOCondition cond, gpointer user_data);
 
-struct _MtcpConnection {
-  GSocket *socket;
-  gchar *peer;                  /* "host:port" for messages */
-  MtcpFrameReader *reader;
-
-  GQueue out;                   /* MtcpOutFrame, head of queue being written */
-  gsize out_offset;             /* bytes of the head frame already written */
-  gsize out_bytes;              /* bytes queued and not yet written */
-  gboolean keep_sent;           /* keep written sequenced frames in `sent` */
-  gboolean buffer_delta;        /* the peer reads BUFFER_DELTA: send those */
-  gboolean compact;             /* ... with short headers and SAME heads */
-  gboolean delay_acks;          /* the stream's receiver: fewer pure ACKs */
-  MtcpBufferDeltaState delta_out;       /* of the last BUFFER_DELTA queued */
-  MtcpBufferDeltaState delta_in;        /* of the last BUFFER_DELTA read */
-  GQueue sent;                  /* MtcpOutFrame written, not yet acknowledged */
-  gsize sent_bytes;             /* their bytes (mtcp_out_frame_size) */
-  guint sent_timed;             /* how many of them have a due time */
-  GSequence *waiting;           /* MtcpOutFrame held (sent, out) with a due time
-                                 * and not copied, by due time */
-  GHashTable *held_seqs;        /* guint64 seq -> how many sequenced frames
-                                 * with it are held (sent, out) */
-
-  GSource *source;
-  gpointer fd_tag;
-  gboolean want_write;
-
-  guint64 bytes_sent;
-  guint64 bytes_received;
-  guint64 tcp_acked_base;       /* TCP_INFO's bytes_acked before our first byte */
-  guint64 frames_sent;
-  guint64 frames_received;
-  gint64 created_us;
-
-  gpointer user_data;           /* owner's per-connection state */
-
-  GIOStream *tls;               /* GTlsConnection over the socket, or NULL */
-  gboolean tls_handshaking;     /* no events, no output until it is done */
-  GError *tls_error;            /* the handshake failed: every I/O fails so */
-  MtcpTlsPending *tls_pending;
-  gint *tls_orphans;            /* the owner's count, see
-                                 * mtcp_connection_wait_orphaned_handshakes */
-  gboolean more_input;          /* TLS may hold input the fd does not show */
-  MtcpConnectionFunc func;      /* what mtcp_connection_attach () was given */
-  gpointer func_data;
-};
-
 MtcpConnection *mtcp_connection_new (GSocket * socket, guint32 max_body);
 void mtcp_connection_free (MtcpConnection * conn);
+
+/* What the owner reads and sets of a connection (the rest is its own). */
+GSocket *mtcp_connection_get_socket (MtcpConnection * conn);
+/* "host:port" for messages ("unknown" until the owner names it). */
+const gchar *mtcp_connection_get_peer (MtcpConnection * conn);
+void mtcp_connection_set_peer (MtcpConnection * conn, const gchar * peer);
+gpointer mtcp_connection_get_user_data (MtcpConnection * conn);
+void mtcp_connection_set_user_data (MtcpConnection * conn, gpointer data);
+/* When it was made (monotonic us). */
+gint64 mtcp_connection_get_created_us (MtcpConnection * conn);
+/* TLS runs over it. */
+gboolean mtcp_connection_is_tls (MtcpConnection * conn);
+/* The owner's count of handshakes left running at free (see
+ * mtcp_connection_wait_orphaned_handshakes). */
+void mtcp_connection_set_tls_orphans (MtcpConnection * conn, gint * orphans);
+
+/* Sending a stream: keep written sequenced frames until acknowledged;
+ * write BUFFER_DELTA heads (@compact: short ones) the peer said it reads. */
+void mtcp_connection_set_keep_sent (MtcpConnection * conn, gboolean keep);
+void mtcp_connection_set_heads (MtcpConnection * conn, gboolean buffer_delta,
+    gboolean compact);
+/* "compact", "delta" or "plain": the heads it writes. */
+const gchar *mtcp_connection_heads_name (MtcpConnection * conn);
+/* Receiving a stream: fewer pure ACKs (TCP_QUICKACK off while reading). */
+void mtcp_connection_set_delay_acks (MtcpConnection * conn, gboolean delay);
+/* The last BUFFER_DELTA read, which the next one is relative to. */
+MtcpBufferDeltaState *mtcp_connection_delta_in (MtcpConnection * conn);
+
+/* The next whole frame read (see mtcp_frame_reader_next), counted. */
+MtcpParseResult mtcp_connection_next_frame (MtcpConnection * conn,
+    MtcpFrameHeader * hdr, const guint8 ** body, gchar ** err);
+/* The largest frame body accepted from now on. */
+void mtcp_connection_set_max_body (MtcpConnection * conn, guint32 max_body);
+
+/* Counters: bytes and frames written and read, bytes and frames queued and
+ * not yet written. */
+guint64 mtcp_connection_bytes_sent (MtcpConnection * conn);
+guint64 mtcp_connection_bytes_received (MtcpConnection * conn);
+guint64 mtcp_connection_frames_sent (MtcpConnection * conn);
+guint64 mtcp_connection_frames_received (MtcpConnection * conn);
+gsize mtcp_connection_unsent_bytes (MtcpConnection * conn);
+guint mtcp_connection_unsent_frames (MtcpConnection * conn);
 
 void mtcp_connection_attach (MtcpConnection * conn, GMainContext * context,
     MtcpConnectionFunc func, gpointer user_data);

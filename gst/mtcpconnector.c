@@ -8,6 +8,11 @@
 
 #include <gst/gst.h>
 
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <net/if.h>
+
 GST_DEBUG_CATEGORY_STATIC (mtcp_connector_debug);
 #define GST_CAT_DEFAULT mtcp_connector_debug
 
@@ -21,9 +26,17 @@ GST_DEBUG_CATEGORY_STATIC (mtcp_connector_debug);
 typedef struct {
   MtcpConnector *connector;
   GSocket *socket;
+  guint uplink;
   GSource *watch;
   GSource *timeout;
 } Dial;
+
+/* Where a dial goes out from. */
+typedef struct {
+  gchar *device;                /* SO_BINDTODEVICE, or NULL */
+  GSocketAddress *local;        /* bound to (port 0), or NULL */
+  gchar *name;
+} Uplink;
 
 struct _MtcpConnector {
   GSocket *listener;            /* listener only */
@@ -42,6 +55,8 @@ struct _MtcpConnector {
   GSource *rest_source;
   guint backoff_ms;
   GList *dials;                 /* Dial*, in progress */
+  Uplink uplinks[MTCP_MAX_UPLINKS];
+  guint n_uplinks;              /* 0: none set, the kernel's choice */
 };
 
 static void
@@ -152,6 +167,112 @@ on_rest_over (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* One comma-separated list into its trimmed, non-empty items. */
+static GPtrArray *
+split_list (const gchar * list)
+{
+  GPtrArray *items = g_ptr_array_new_with_free_func (g_free);
+  gchar **tokens;
+  guint i;
+
+  if (list == NULL)
+    return items;
+  tokens = g_strsplit (list, ",", -1);
+  for (i = 0; tokens[i]; i++) {
+    gchar *t = g_strstrip (tokens[i]);
+    if (*t)
+      g_ptr_array_add (items, g_strdup (t));
+  }
+  g_strfreev (tokens);
+  return items;
+}
+
+static void
+uplinks_clear (MtcpConnector * c)
+{
+  guint i;
+
+  for (i = 0; i < c->n_uplinks; i++) {
+    g_free (c->uplinks[i].device);
+    g_clear_object (&c->uplinks[i].local);
+    g_free (c->uplinks[i].name);
+  }
+  c->n_uplinks = 0;
+}
+
+gboolean
+mtcp_connector_set_uplinks (MtcpConnector * c, const gchar * local_addresses,
+    const gchar * interfaces, GError ** error)
+{
+  GPtrArray *addrs = split_list (local_addresses);
+  GPtrArray *devs = split_list (interfaces);
+  GSocketFamily family = c->address ?
+      g_socket_address_get_family (c->address) : G_SOCKET_FAMILY_INVALID;
+  guint i, n = MAX (addrs->len, devs->len);
+  gboolean ok = FALSE;
+
+  uplinks_clear (c);
+  if (addrs->len && devs->len && addrs->len != devs->len) {
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+        "local-addresses has %u items and interfaces %u: given both, they "
+        "pair up one to one", addrs->len, devs->len);
+    goto done;
+  }
+  if (n > MTCP_MAX_UPLINKS) {
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+        "%u uplinks, at most %d", n, MTCP_MAX_UPLINKS);
+    goto done;
+  }
+  for (i = 0; i < n; i++) {
+    Uplink *u = &c->uplinks[i];
+    const gchar *addr = i < addrs->len ? g_ptr_array_index (addrs, i) : NULL;
+    const gchar *dev = i < devs->len ? g_ptr_array_index (devs, i) : NULL;
+
+    c->n_uplinks = i + 1;
+    /* in this network namespace (sysfs may show another's) */
+    if (dev && if_nametoindex (dev) == 0) {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+          "interfaces: no network device \"%s\"", dev);
+      goto done;
+    }
+    if (addr) {
+      GInetAddress *ip = g_inet_address_new_from_string (addr);
+      if (ip == NULL || (family != G_SOCKET_FAMILY_INVALID &&
+              g_inet_address_get_family (ip) != family)) {
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+            "local-addresses: \"%s\" is not an %s address", addr,
+            family == G_SOCKET_FAMILY_IPV6 ? "IPv6" : "IPv4");
+        g_clear_object (&ip);
+        goto done;
+      }
+      u->local = g_inet_socket_address_new (ip, 0);
+      g_object_unref (ip);
+    }
+    u->device = g_strdup (dev);
+    u->name = dev && addr ? g_strdup_printf ("%s/%s", dev, addr) :
+        g_strdup (dev ? dev : addr);
+  }
+  ok = TRUE;
+done:
+  if (!ok)
+    uplinks_clear (c);
+  g_ptr_array_unref (addrs);
+  g_ptr_array_unref (devs);
+  return ok;
+}
+
+guint
+mtcp_connector_n_uplinks (const MtcpConnector * c)
+{
+  return MAX (c->n_uplinks, 1);
+}
+
+const gchar *
+mtcp_connector_uplink_name (const MtcpConnector * c, guint uplink)
+{
+  return uplink < c->n_uplinks ? c->uplinks[uplink].name : "default";
+}
+
 static gboolean
 on_accept (GSocket * listener, GIOCondition cond, gpointer data)
 {
@@ -165,7 +286,7 @@ on_accept (GSocket * listener, GIOCondition cond, gpointer data)
 
     if (sock) {
       c->backoff_ms = 0;
-      c->connected (sock, c->user_data);
+      c->connected (sock, 0, c->user_data);
       continue;
     }
     if (g_error_matches (err, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK)) {
@@ -189,7 +310,7 @@ on_accept (GSocket * listener, GIOCondition cond, gpointer data)
     g_source_set_callback (c->rest_source, on_rest_over, c, NULL);
     g_source_attach (c->rest_source, c->context);
     g_source_unref (c->rest_source);
-    c->failed (err, TRUE, c->backoff_ms, c->user_data);
+    c->failed (err, TRUE, c->backoff_ms, 0, c->user_data);
     g_error_free (err);
     return G_SOURCE_REMOVE;
   }
@@ -227,13 +348,15 @@ on_dial_timeout (gpointer data)
 {
   Dial *d = data;
   MtcpConnector *c = d->connector;
+  guint uplink = d->uplink;
   GError *err = g_error_new (G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
-      "connecting to %s timed out", c->description);
+      "connecting to %s from %s timed out", c->description,
+      mtcp_connector_uplink_name (c, uplink));
 
   d->timeout = NULL;
   GST_DEBUG ("%s", err->message);
   dial_end (d);
-  c->failed (err, FALSE, 0, c->user_data);
+  c->failed (err, FALSE, 0, uplink, c->user_data);
   g_error_free (err);
   return G_SOURCE_REMOVE;
 }
@@ -243,14 +366,16 @@ on_dial_event (GSocket * socket, GIOCondition cond, gpointer data)
 {
   Dial *d = data;
   MtcpConnector *c = d->connector;
+  guint uplink = d->uplink;
   GError *err = NULL;
 
   if (!g_socket_check_connect_result (socket, &err)) {
-    g_prefix_error (&err, "connecting to %s: ", c->description);
+    g_prefix_error (&err, "connecting to %s from %s: ", c->description,
+        mtcp_connector_uplink_name (c, uplink));
     GST_DEBUG ("%s", err->message);
     d->watch = NULL;
     dial_end (d);
-    c->failed (err, FALSE, 0, c->user_data);
+    c->failed (err, FALSE, 0, uplink, c->user_data);
     g_error_free (err);
     return G_SOURCE_REMOVE;
   }
@@ -259,34 +384,58 @@ on_dial_event (GSocket * socket, GIOCondition cond, gpointer data)
 
     d->watch = NULL;
     dial_end (d);
-    GST_DEBUG ("connected to %s", c->description);
-    c->connected (sock, c->user_data);
+    GST_DEBUG ("connected to %s from %s", c->description,
+        mtcp_connector_uplink_name (c, uplink));
+    c->connected (sock, uplink, c->user_data);
   }
   return G_SOURCE_REMOVE;
 }
 
+/* @sock out of @u: bound to its device and address. */
+static gboolean
+bind_uplink (GSocket * sock, const Uplink * u, GError ** error)
+{
+  if (u->device && setsockopt (g_socket_get_fd (sock), SOL_SOCKET,
+          SO_BINDTODEVICE, u->device, strlen (u->device) + 1) < 0) {
+    int e = errno;
+    g_set_error (error, G_IO_ERROR, g_io_error_from_errno (e),
+        "cannot bind to device %s: %s%s", u->device, g_strerror (e),
+        e == EPERM ? " (needs CAP_NET_RAW)" : "");
+    return FALSE;
+  }
+  if (u->local && !g_socket_bind (sock, u->local, FALSE, error)) {
+    g_prefix_error (error, "cannot use local address %s: ", u->name);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 void
-mtcp_connector_dial (MtcpConnector * c)
+mtcp_connector_dial (MtcpConnector * c, guint uplink)
 {
   GError *err = NULL;
   GSocket *sock;
   Dial *d;
 
   g_return_if_fail (c->address != NULL && c->running);
+  if (uplink >= mtcp_connector_n_uplinks (c))
+    uplink = 0;
   sock = g_socket_new (g_socket_address_get_family (c->address),
       G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &err);
   if (sock == NULL) {
-    c->failed (err, FALSE, 0, c->user_data);
+    c->failed (err, FALSE, 0, uplink, c->user_data);
     g_error_free (err);
     return;
   }
   mtcp_tcp_set_nodelay (sock, TRUE);
   g_socket_set_blocking (sock, FALSE);
-  if (!g_socket_connect (sock, c->address, NULL, &err) &&
-      !g_error_matches (err, G_IO_ERROR, G_IO_ERROR_PENDING)) {
-    g_prefix_error (&err, "connecting to %s: ", c->description);
+  if ((uplink < c->n_uplinks && !bind_uplink (sock, &c->uplinks[uplink],
+              &err)) || (!g_socket_connect (sock, c->address, NULL, &err) &&
+          !g_error_matches (err, G_IO_ERROR, G_IO_ERROR_PENDING))) {
+    g_prefix_error (&err, "connecting to %s from %s: ", c->description,
+        mtcp_connector_uplink_name (c, uplink));
     g_object_unref (sock);
-    c->failed (err, FALSE, 0, c->user_data);
+    c->failed (err, FALSE, 0, uplink, c->user_data);
     g_error_free (err);
     return;
   }
@@ -294,6 +443,7 @@ mtcp_connector_dial (MtcpConnector * c)
   d = g_new0 (Dial, 1);
   d->connector = c;
   d->socket = sock;
+  d->uplink = uplink;
   d->watch = g_socket_create_source (sock, G_IO_OUT | G_IO_ERR | G_IO_HUP,
       NULL);
   g_source_set_callback (d->watch, (GSourceFunc) (void (*)(void))
@@ -307,14 +457,19 @@ mtcp_connector_dial (MtcpConnector * c)
     g_source_unref (d->timeout);
   }
   c->dials = g_list_prepend (c->dials, d);
-  GST_DEBUG ("dialing %s (%u in progress)", c->description,
-      g_list_length (c->dials));
+  GST_DEBUG ("dialing %s from %s (%u in progress)", c->description,
+      mtcp_connector_uplink_name (c, uplink), g_list_length (c->dials));
 }
 
 guint
-mtcp_connector_dialing (const MtcpConnector * c)
+mtcp_connector_dialing (const MtcpConnector * c, guint uplink)
 {
-  return g_list_length (c->dials);
+  GList *l;
+  guint n = 0;
+
+  for (l = c->dials; l; l = l->next)
+    n += uplink == G_MAXUINT || ((Dial *) l->data)->uplink == uplink;
+  return n;
 }
 
 /* ---- both ---- */
@@ -355,6 +510,7 @@ mtcp_connector_free (MtcpConnector * c)
   if (c == NULL)
     return;
   mtcp_connector_stop (c);
+  uplinks_clear (c);
   g_clear_object (&c->listener);
   g_clear_object (&c->address);
   g_free (c->description);

@@ -17,12 +17,19 @@ G_BEGIN_DECLS
 
 typedef struct _MtcpConnector MtcpConnector;
 
-/* A connection is up: the callee takes @socket (a reference). */
-typedef void (*MtcpConnectorConnected) (GSocket * socket, gpointer user_data);
-/* A dial failed (@exhausted FALSE), or accept () ran out of descriptors or
- * memory and the listener now rests for @backoff_ms (@exhausted TRUE). */
+/* The most uplinks a dialer spreads over (modems bonded at a camera). */
+#define MTCP_MAX_UPLINKS 8
+
+/* A connection is up: the callee takes @socket (a reference). @uplink:
+ * the dialer's uplink it went out on (0 for a listener, or a dialer
+ * without uplinks). */
+typedef void (*MtcpConnectorConnected) (GSocket * socket, guint uplink,
+    gpointer user_data);
+/* A dial on @uplink failed (@exhausted FALSE), or accept () ran out of
+ * descriptors or memory and the listener now rests for @backoff_ms
+ * (@exhausted TRUE). */
 typedef void (*MtcpConnectorFailed) (const GError * error, gboolean exhausted,
-    guint backoff_ms, gpointer user_data);
+    guint backoff_ms, guint uplink, gpointer user_data);
 
 /* Binds and listens now, so that the port (0: any free one) is known. */
 MtcpConnector *mtcp_connector_new_listener (const gchar * host, guint port,
@@ -31,6 +38,22 @@ MtcpConnector *mtcp_connector_new_listener (const gchar * host, guint port,
 MtcpConnector *mtcp_connector_new_dialer (const gchar * host, guint port,
     guint connect_timeout_ms, GCancellable * cancellable, GError ** error);
 void mtcp_connector_free (MtcpConnector * connector);
+
+/* Dialer, before start: dial from these uplinks (comma-separated; either
+ * list may be NULL, both given pair up in order): @local_addresses binds
+ * each dial to an address (the kernel routes by destination unless the
+ * system has source rules), @interfaces binds it to a device
+ * (SO_BINDTODEVICE: out of that device whatever the routes say; needs
+ * CAP_NET_RAW before Linux 5.7). FALSE with @error for an address of
+ * another family than the one dialed, a device that does not exist, more
+ * than MTCP_MAX_UPLINKS, or lists of different lengths. */
+gboolean mtcp_connector_set_uplinks (MtcpConnector * connector,
+    const gchar * local_addresses, const gchar * interfaces, GError ** error);
+/* How many uplinks (1 without any set: the kernel's choice). */
+guint mtcp_connector_n_uplinks (const MtcpConnector * connector);
+/* "wwan0", "10.0.1.2", "wwan0/10.0.1.2", or "default". */
+const gchar *mtcp_connector_uplink_name (const MtcpConnector * connector,
+    guint uplink);
 
 gboolean mtcp_connector_is_listener (const MtcpConnector * connector);
 /* The port listened on, or dialed. */
@@ -45,11 +68,12 @@ const gchar *mtcp_connector_describe (const MtcpConnector * connector);
 void mtcp_connector_start (MtcpConnector * connector, GMainContext * context,
     MtcpConnectorConnected connected, MtcpConnectorFailed failed,
     gpointer user_data);
-/* Dialer: one more connection, without blocking; it comes to connected or
- * failed. */
-void mtcp_connector_dial (MtcpConnector * connector);
-/* Dialer: how many dials have not ended yet. */
-guint mtcp_connector_dialing (const MtcpConnector * connector);
+/* Dialer: one more connection from @uplink, without blocking; it comes to
+ * connected or failed. */
+void mtcp_connector_dial (MtcpConnector * connector, guint uplink);
+/* Dialer: how many dials from @uplink (G_MAXUINT: from any) have not
+ * ended yet. */
+guint mtcp_connector_dialing (const MtcpConnector * connector, guint uplink);
 /* No more callbacks; dials in progress are abandoned, the listener
  * closed. */
 void mtcp_connector_stop (MtcpConnector * connector);

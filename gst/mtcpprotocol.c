@@ -206,8 +206,13 @@ gsize
 mtcp_write_welcome (guint8 * out, gsize out_size, const MtcpWelcome * welcome)
 {
   guint8 *b = out + MTCP_HEADER_SIZE;
-  gsize body = WELCOME_BODY + stream_id_tail_size (welcome->stream_id);
+  gsize id_tail = stream_id_tail_size (welcome->stream_id);
+  gsize body;
 
+  /* the path follows the stream id, which is then there even if empty */
+  if (welcome->n_paths > 0 && id_tail == 0)
+    id_tail = 2;
+  body = WELCOME_BODY + id_tail + (welcome->n_paths > 0 ? 2 : 0);
   if (out_size < MTCP_HEADER_SIZE + body)
     return 0;
   mtcp_write_header (out, MTCP_FRAME_WELCOME, 0, body);
@@ -217,7 +222,13 @@ mtcp_write_welcome (guint8 * out, gsize out_size, const MtcpWelcome * welcome)
   memcpy (b + 8, welcome->session_id, MTCP_SESSION_ID_SIZE);
   put_u32 (b + 24, welcome->connection_id);
   put_u32 (b + 28, welcome->max_frame);
+  if (id_tail > 0)
+    put_u16 (b + WELCOME_BODY, 0);
   put_stream_id_tail (b + WELCOME_BODY, welcome->stream_id);
+  if (welcome->n_paths > 0) {
+    b[WELCOME_BODY + id_tail] = welcome->path;
+    b[WELCOME_BODY + id_tail + 1] = welcome->n_paths;
+  }
   return MTCP_HEADER_SIZE + body;
 }
 
@@ -465,16 +476,21 @@ mtcp_write_feedback (guint8 * out, gsize out_size, const MtcpFeedback * fb)
 }
 
 gsize
-mtcp_write_want (guint8 * out, gsize out_size, guint16 connections)
+mtcp_write_want (guint8 * out, gsize out_size, const MtcpWant * want)
 {
   guint8 *b = out + MTCP_HEADER_SIZE;
+  guint n = MIN (want->n_paths, MTCP_MAX_PATHS), i;
+  gsize body = MTCP_WANT_SIZE + 2 * n;
 
-  if (out_size < MTCP_WANT_FRAME_SIZE)
+  if (out_size < MTCP_HEADER_SIZE + body)
     return 0;
-  mtcp_write_header (out, MTCP_FRAME_WANT, 0, MTCP_WANT_SIZE);
-  put_u16 (b, connections);
-  put_u16 (b + 2, 0);
-  return MTCP_WANT_FRAME_SIZE;
+  mtcp_write_header (out, MTCP_FRAME_WANT, 0, body);
+  put_u16 (b, want->connections);
+  b[2] = n;
+  b[3] = 0;
+  for (i = 0; i < n; i++)
+    put_u16 (b + MTCP_WANT_SIZE + 2 * i, want->per_path[i]);
+  return MTCP_HEADER_SIZE + body;
 }
 
 gsize
@@ -657,8 +673,25 @@ mtcp_parse_welcome (const guint8 * body, gsize size, MtcpWelcome * out,
   memcpy (out->session_id, body + 8, MTCP_SESSION_ID_SIZE);
   out->connection_id = get_u32 (body + 24);
   out->max_frame = get_u32 (body + 28);
-  return get_stream_id_tail ("WELCOME", body, size, WELCOME_BODY,
-      out->stream_id, error);
+  out->path = out->n_paths = 0;
+  if (!get_stream_id_tail ("WELCOME", body, size, WELCOME_BODY,
+          out->stream_id, error))
+    return FALSE;
+  if (size >= WELCOME_BODY + 2) {
+    gsize end = WELCOME_BODY + 2 + get_u16 (body + WELCOME_BODY);
+    if (size >= end + 2) {
+      out->path = body[end];
+      out->n_paths = body[end + 1];
+      if (out->n_paths > MTCP_MAX_PATHS || out->path >= MAX (out->n_paths,
+              1)) {
+        if (error)
+          *error = g_strdup_printf ("WELCOME names path %u of %u (at most "
+              "%d)", out->path, out->n_paths, MTCP_MAX_PATHS);
+        return FALSE;
+      }
+    }
+  }
+  return TRUE;
 }
 
 gboolean
@@ -861,12 +894,26 @@ mtcp_parse_feedback (const guint8 * body, gsize size, MtcpFeedback * fb,
 }
 
 gboolean
-mtcp_parse_want (const guint8 * body, gsize size, guint16 * connections,
+mtcp_parse_want (const guint8 * body, gsize size, MtcpWant * out,
     gchar ** error)
 {
+  guint i;
+
+  memset (out, 0, sizeof (*out));
   if (!check_size ("WANT", size, MTCP_WANT_SIZE, error))
     return FALSE;
-  *connections = get_u16 (body);
+  out->connections = get_u16 (body);
+  out->n_paths = body[2];
+  if (out->n_paths > MTCP_MAX_PATHS ||
+      size < MTCP_WANT_SIZE + 2 * (gsize) out->n_paths) {
+    if (error)
+      *error = g_strdup_printf ("WANT for %u paths (at most %d) in %"
+          G_GSIZE_FORMAT " bytes", out->n_paths, MTCP_MAX_PATHS, size);
+    out->n_paths = 0;
+    return FALSE;
+  }
+  for (i = 0; i < out->n_paths; i++)
+    out->per_path[i] = get_u16 (body + MTCP_WANT_SIZE + 2 * i);
   return TRUE;
 }
 

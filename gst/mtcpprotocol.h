@@ -89,6 +89,8 @@ typedef enum {
   MTCP_REFUSE_AUTH = 7,         /* wrong or missing passphrase: do not retry */
   MTCP_REFUSE_STREAM_ID = 8,    /* not the stream id the listener serves:
                                  * do not retry */
+  MTCP_REFUSE_REJECTED = 9,     /* the listener's application turned the
+                                 * caller away (caller-connecting) */
 } MtcpRefuseCode;
 
 #define MTCP_NONCE_SIZE 32
@@ -124,12 +126,25 @@ typedef struct {
                                                  * "" = none */
 } MtcpHello;
 
+/* The most paths (a calling sink's uplinks) WELCOME and WANT name. */
+#define MTCP_MAX_PATHS 8
+
 typedef struct {
   guint8 session_id[MTCP_SESSION_ID_SIZE];
   guint32 connection_id;
   guint32 max_frame;            /* largest body the sink will send */
   gchar stream_id[MTCP_STREAM_ID_MAX + 1];      /* a calling sink's; "" */
+  guint8 path;                  /* a calling sink's uplink it dialed from, */
+  guint8 n_paths;               /* of these; 0: it does not say */
 } MtcpWelcome;
+
+/* receiver -> calling sink: connections wanted in the session, and per
+ * path (n_paths 0: the sink spreads them) */
+typedef struct {
+  guint16 connections;
+  guint8 n_paths;
+  guint16 per_path[MTCP_MAX_PATHS];
+} MtcpWant;
 
 typedef struct {
   guint16 code;
@@ -245,8 +260,9 @@ gsize mtcp_write_report (guint8 * out, gsize out_size,
 gsize mtcp_write_feedback (guint8 * out, gsize out_size,
     const MtcpFeedback * fb);
 /* WANT: the receiver listens, so it asks the sink to dial (or not) until
- * its session has @connections (ready and opening). */
-gsize mtcp_write_want (guint8 * out, gsize out_size, guint16 connections);
+ * its session has @want->connections (ready and opening), and (when it
+ * knows the sink's paths) that many on each path. */
+gsize mtcp_write_want (guint8 * out, gsize out_size, const MtcpWant * want);
 
 /* The passphrase handshake (the proofs themselves: mtcpauth.h) */
 gsize mtcp_write_challenge (guint8 * out, gsize out_size,
@@ -264,7 +280,7 @@ gboolean mtcp_bytes_equal_ct (const void *a, const void *b, gsize n);
 /* with the longest stream id */
 #define MTCP_HELLO_FRAME_MAX     (MTCP_HELLO_FRAME_SIZE + 2 + MTCP_STREAM_ID_MAX)
 #define MTCP_WELCOME_FRAME_MAX   (MTCP_WELCOME_FRAME_SIZE + 2 + \
-    MTCP_STREAM_ID_MAX)
+    MTCP_STREAM_ID_MAX + 2)
 #define MTCP_BUFFER_HEAD_SIZE    (MTCP_HEADER_SIZE + MTCP_BUFFER_INFO_SIZE)
 #define MTCP_EOS_FRAME_SIZE      (MTCP_HEADER_SIZE + 8)
 #define MTCP_SKIP_FRAME_SIZE     (MTCP_HEADER_SIZE + 16)
@@ -272,6 +288,7 @@ gboolean mtcp_bytes_equal_ct (const void *a, const void *b, gsize n);
 #define MTCP_FEEDBACK_FRAME_SIZE (MTCP_HEADER_SIZE + MTCP_FEEDBACK_SIZE)
 #define MTCP_WANT_SIZE           4
 #define MTCP_WANT_FRAME_SIZE     (MTCP_HEADER_SIZE + MTCP_WANT_SIZE)
+#define MTCP_WANT_FRAME_MAX      (MTCP_WANT_FRAME_SIZE + 2 * MTCP_MAX_PATHS)
 
 /* ---- reading ---- */
 typedef enum {
@@ -311,8 +328,8 @@ gboolean mtcp_parse_report (const guint8 * body, gsize size,
     MtcpReport * out, gchar ** error);
 gboolean mtcp_parse_feedback (const guint8 * body, gsize size,
     MtcpFeedback * out, gchar ** error);
-gboolean mtcp_parse_want (const guint8 * body, gsize size,
-    guint16 * connections, gchar ** error);
+gboolean mtcp_parse_want (const guint8 * body, gsize size, MtcpWant * out,
+    gchar ** error);
 /* The handshake bodies have exactly their size. The iteration count is
  * not checked here: the receiver holds it to MTCP_AUTH_ITERATIONS_MIN/MAX. */
 gboolean mtcp_parse_challenge (const guint8 * body, gsize size,

@@ -10,6 +10,7 @@
 #include <gio/gio.h>
 
 #include "mtcpsendqueue.h"
+#include "mtcpcallers.h"
 
 G_BEGIN_DECLS
 
@@ -44,6 +45,8 @@ typedef struct {
   gchar *passphrase;            /* receivers must prove it; NULL/"" = open */
   gchar *stream_id;             /* listener: receivers must name it (NULL:
                                  * any); caller: named in WELCOME */
+  gchar *local_addresses;       /* caller: uplinks to dial from, comma- */
+  gchar *interfaces;            /* separated (see mtcpconnector.h); NULL */
   GTlsCertificate *tls_certificate;     /* TLS on every connection; NULL = none */
 } MtcpServerConfig;
 
@@ -60,34 +63,21 @@ typedef void (*MtcpServerWarningFunc) (const gchar * message,
 typedef void (*MtcpServerEstimateFunc) (GstStructure * estimate,
     gpointer user_data);
 
-typedef enum {
-  MTCP_CALLER_ADDED,            /* a receiver's session began */
-  MTCP_CALLER_REMOVED,          /* it ended (no connection for
-                                 * session-timeout, or the sink stops) */
-  MTCP_CALLER_REJECTED,         /* a connection was refused (@reason) */
-  MTCP_CALLER_DIAL_FAILED,      /* caller: a dial failed (@kind, @reason,
-                                 * @attempt in a row); it tries again */
-} MtcpCallerEvent;
-
-/* Called from the I/O thread with no lock held, as srtsink's caller-*
- * signals: @session_id NULL for a rejection or a failed dial (@kind:
- * "refused", "unreachable", "timeout", "tls", "closed": the receiver
- * closed the call before it took it, its passphrase, stream-id or limit), @address the receiver's
- * (may be NULL if the kernel no longer knows it). At most 32 are held at
- * once between two releases of the lock (a flood of refusals is counted in
- * stats, not told one by one). */
-typedef void (*MtcpServerCallerFunc) (MtcpCallerEvent event,
-    const gchar * session_id, GSocketAddress * address, const gchar * reason,
-    const gchar * kind, guint attempt, gpointer user_data);
-
 MtcpServer *mtcp_server_new (const MtcpServerConfig * config,
     MtcpServerWarningFunc warning, gpointer user_data);
 /* Before start. */
 void mtcp_server_set_estimate_func (MtcpServer * server,
     MtcpServerEstimateFunc func, gpointer user_data);
-/* Before start. */
+/* Before start. The receivers' sessions as they come and go, refusals,
+ * and (caller) failed dials (mtcpcallers.h); at most
+ * MTCP_CALLER_QUEUE_MAX between two releases of the lock. */
 void mtcp_server_set_caller_func (MtcpServer * server,
-    MtcpServerCallerFunc func, gpointer user_data);
+    MtcpCallerFunc func, gpointer user_data);
+/* Before start. Listener: asked before a receiver's new session is made
+ * (after its stream id and passphrase were checked); FALSE refuses it
+ * (REFUSE code 9). Joins of a session it took are not asked again. */
+void mtcp_server_set_accept_func (MtcpServer * server,
+    MtcpCallerAcceptFunc func, gpointer user_data);
 /* Reference counted: whoever reads stats or sets limits from another
  * thread holds a reference while it does; the last unref stops and frees. */
 MtcpServer *mtcp_server_ref (MtcpServer * server);

@@ -41,7 +41,7 @@ if [ "${SKIP_SANITIZERS:-0}" != "1" ]; then
   cat tests/lsan.supp tests/lsan-notls.supp >build-asan/lsan-notls.supp
   CK_FORK=no GST_CHECKS=test_tls \
     LSAN_OPTIONS="suppressions=$PWD/build-asan/lsan-notls.supp:print_suppressions=0:use_tls=0" \
-    meson test -C build-asan --print-errorlogs --num-processes 1 --suite elements elements
+    meson test -C build-asan --print-errorlogs --num-processes 1 --suite elements admission_elements
   # the same for the TLS tests of either end dialing
   CK_FORK=no GST_CHECKS=test_sink_calls_with_tls \
     LSAN_OPTIONS="suppressions=$PWD/build-asan/lsan-notls.supp:print_suppressions=0:use_tls=0" \

@@ -149,8 +149,9 @@ def _opportunities(series_segments, period_ms):
     return opps
 
 
-def generate(seed, seconds=60):
-    """The trace of @seed, @seconds long (a Trace)."""
+def generate(seed, seconds=60, scale=1.0):
+    """The trace of @seed, @seconds long (a Trace); @scale multiplies its
+    capacity (2: a walk around 6 Mbit/s, for the bonding cells)."""
     rng = random.Random(seed)
     rtt_ms = rng.randint(*RTT_MS)
     queue_pkts = rng.randint(*QUEUE_PKTS)
@@ -159,6 +160,8 @@ def generate(seed, seconds=60):
     period_ms = int(round(seconds * 1000))
     outages = _outages(outage_rng, period_ms)
     series = _overlay(_walk(walk_rng, period_ms), outages, period_ms)
+    if scale != 1.0:
+        series = [(t, r * scale) for t, r in series]
     trace = Trace([], period_ms, rtt_ms, queue_pkts, series, outages, seed)
     return trace._replace(opportunities_ms=_opportunities(segments(trace),
                                                           period_ms))

@@ -127,6 +127,43 @@ def cellular_seed(kind):
     return None
 
 
+# issue 26's bonding set (--grid bonding): the camera bonds its modems, the
+# sink dialing over every link's device (_bond: the receiver listens)
+BONDING_SYSTEMS = ["multitcp-default_bond", "rist", "rist-broadcast", "srt",
+                   "tcp"]
+BONDING_SECONDS = 60
+# cellular-like traces on each link, a walk around 6 Mbit/s (the generator
+# of the cellular set, capacity x2), a seed each
+BONDING_SCALE = 2.0
+BONDING_SEEDS = (21, 22)
+# bond-cut: link 1 dark this long from this far into the receiver's run
+BONDING_CUT = (15.0, 30.0)
+# bond-ge: Gilbert-Elliott on link 1: bad 1/11 of the time, all lost there
+BONDING_GE = "ge=0.02:0.2:0:1.0"
+# bond-3: three links of 20, 60 and 150 ms RTT and different rates
+BONDING_THREE = ("rate=4mbit,delay=10ms,queue=60p",
+                 "rate=3mbit,delay=30ms,queue=80p",
+                 "rate=2mbit,delay=75ms,queue=100p")
+
+
+def bonding_links(kind, results, seconds):
+    """netsim --link specs of a bond-* cell (traces written to results)."""
+    if kind == "bond-3":
+        return list(BONDING_THREE)
+    specs = []
+    for k, seed in enumerate(BONDING_SEEDS):
+        trace = cellular.generate(seed, seconds + TRACE_SLACK_S,
+                                  scale=BONDING_SCALE)
+        path = os.path.join(results, f"bond-s{seed}-{seconds:g}s.trace")
+        cellular.write(trace, path)
+        spec = cellular_link_spec(trace, path)
+        if kind == "bond-ge" and k == 1:
+            ab, ba = spec.split("/rate=", 1)
+            spec = f"{ab},{BONDING_GE}/rate={ba}"
+        specs.append(spec)
+    return specs
+
+
 # the two paths of the multipath cell: the receiver has an address on each
 MULTIPATH_LINKS = ("rate=6mbit,delay=10ms,queue=60p",
                    "rate=3mbit,delay=40ms,queue=60p")
@@ -134,6 +171,9 @@ MULTIPATH_LINKS = ("rate=6mbit,delay=10ms,queue=60p",
 
 def inner(args):
     """Inside netsim: sender in A, receiver in B, wait, collect."""
+    # netsim's schedule counts from about now
+    with open(args.out + ".t0.json", "w") as f:
+        json.dump({"t0": time.monotonic()}, f)
     ns_a, ns_b = os.environ["NETSIM_NS_A"], os.environ["NETSIM_NS_B"]
     addr_a, addr_b = os.environ["NETSIM_ADDR_A"], os.environ["NETSIM_ADDR_B"]
     system = args.system
@@ -146,9 +186,23 @@ def inner(args):
         # multitcp spreads its connections over both addresses, RIST bonds
         # both paths; one TCP connection and SRT take path 0, the better
         os.environ["BENCH_PATHS"] = f"{b0},{b1}"
+    if args.kind.startswith("bond"):
+        # each modem has a default route of its own: a sink bound to its
+        # device (interfaces=) goes out there; RIST sends to the receiver's
+        # address on each link; SRT and TCP take link 0
+        n = sum(1 for k in os.environ if re.fullmatch(r"NETSIM_ADDR_B\d+", k))
+        for k in range(n):
+            subprocess.run(["ip", "netns", "exec", ns_a, "ip", "route", "add",
+                            "default", "dev", f"nsa{k}", "metric",
+                            str(100 + k)], check=True)
+        os.environ["BENCH_UPLINKS"] = ",".join(f"nsa{k}" for k in range(n))
+        if system.startswith("rist"):
+            os.environ["BENCH_PATHS"] = ",".join(
+                os.environ[f"NETSIM_ADDR_B{k}"] for k in range(n))
     # RIST pushes to the receiver, and a multitcp sink dials a listening
     # receiver (_listen); the others listen at the sender
-    receiver_first = system == "rist" or system.endswith("_listen")
+    receiver_first = (system.startswith("rist") or system.endswith("_listen")
+                      or system.endswith("_bond"))
     peer_tx = addr_b if receiver_first else addr_a
     common = [system, None, "5600", str(args.kbps), None, str(args.budget)]
     tx_out, rx_out = args.out + ".tx.json", args.out + ".rx.json"
@@ -157,7 +211,7 @@ def inner(args):
     # takes up to a second more to load GStreamer: with + 2 the TS stopped
     # before the receiver did (its last stats read no connection open)
     tx_args[1], tx_args[4] = peer_tx, str(
-        args.seconds if system == "rist" else args.seconds + 4)
+        args.seconds if system.startswith("rist") else args.seconds + 4)
     rx_args = list(common)
     rx_args[1], rx_args[4] = addr_a, str(args.seconds)
     log = open(args.out + ".log", "w")
@@ -418,10 +472,18 @@ def run_cell(args, cell, system, cc):
                           trace_stats=cellular.stats(trace))
     cmd = [args.netsim, "--stats", out + ".netsim.json", "--cc", cc,
            "--link", link]
-    if kind == "multipath":
+    if kind == "multipath" or kind.startswith("bond"):
         cmd = [args.netsim, "--stats", out + ".netsim.json", "--cc", cc]
-        for spec in MULTIPATH_LINKS:
+        for spec in (MULTIPATH_LINKS if kind == "multipath" else
+                     bonding_links(kind, args.results, args.seconds)):
             cmd += ["--link", spec]
+    if kind == "bond-cut":
+        # the receiver starts ~2 s into netsim's run (the sender's lead)
+        sched = out + ".schedule"
+        with open(sched, "w") as f:
+            f.write(f"at={BONDING_CUT[0] + 2:g} link=1 "
+                    f"blackout={BONDING_CUT[1]:g}\n")
+        cmd += ["--schedule", sched]
     if kind == "trace":
         # the rate steps 50 -> 12 -> 30 -> 8 -> 50 Mbit/s, 8 s each
         sched = out + ".schedule"
@@ -454,6 +516,13 @@ def run_cell(args, cell, system, cc):
         marks = []
     res = analyse(rx, tx, netsim, args.seconds, budget / 1000, kbps, marks)
     res["marks"] = marks
+    if kind.startswith("bond"):
+        try:
+            t0 = json.load(open(out + ".t0.json"))["t0"]
+        except (OSError, ValueError, KeyError):
+            t0 = None
+        res.update(bonding_figures(tx, netsim, kind, t0))
+        res["out"] = os.path.relpath(out, TOP)
     res.update(system=system, cc=cc, rtt=rtt, loss=loss, kbps=kbps,
                budget=budget, kind=kind, valid=netsim.get("valid", True),
                **trace_info)
@@ -466,7 +535,32 @@ def run_cell(args, cell, system, cc):
 MULTIPATH_CELL = (20, 0, 7000, 1000, "multipath")
 
 
+def bonding_figures(tx, netsim, kind, t0):
+    """Each link's share of what the sender put on the links, and (a
+    multitcp sink's uplinks, bond-cut) how long after link 1 came back it
+    carried the stream again (bytes on it growing by 64 kB within 1 s)."""
+    offered = [link["ab"].get("offered_bytes", link["ab"]["forwarded_bytes"])
+               for link in netsim["links"]]
+    res = {"link_share": [round(o / max(sum(offered), 1), 3)
+                          for o in offered]}
+    series = tx.get("path_series") or []
+    if kind == "bond-cut" and series and t0 is not None:
+        back = t0 + BONDING_CUT[0] + 2 + BONDING_CUT[1]
+        after = [(t, b[1]) for t, b, _ in series if t >= back]
+        res["back_s"] = None
+        for i, (t, b) in enumerate(after):
+            later = [b2 for t2, b2 in after[i:] if t2 <= t + 1.0]
+            if later and later[-1] - b >= 64000:
+                res["back_s"] = round(t - back, 2)
+                break
+    return res
+
+
 def cells(grid, seeds=4):
+    if grid == "bonding":
+        # (RTT of link 0, loss, kbps, budget, kind)
+        return [(0, 0, 8000, 1000, "bond-up"), (0, 0, 8000, 1000, "bond-ge"),
+                (0, 0, 8000, 1000, "bond-cut"), (20, 0, 5000, 1000, "bond-3")]
     if grid == "cellular":
         # the RTT is the seed's (drawn before anything that depends on
         # the trace's length)
@@ -638,6 +732,99 @@ def write_grid_docs(args, results, ncells):
         lines.append(f"| {cc} | {rtt} | {loss:.0%} | {kbps / 1000:g} | "
                      f"{budget}{' ' + kind if kind else ''} | " +
                      " | ".join(cells_) + " |")
+    write_doc_section(lines)
+
+
+BONDING_CELLS = {
+    "bond-up": "two cellular-like links (each a walk around 6 Mbit/s with "
+    "outages of 1-5 s), both up",
+    "bond-ge": "the same, link 1 with Gilbert-Elliott bursty loss (~9%)",
+    "bond-cut": "the same, link 1 cut for 30 s from 15 s into the run",
+    "bond-3": "three links: 4 Mbit/s 20 ms RTT, 3 Mbit/s 60 ms, 2 Mbit/s "
+    "150 ms (no traces)",
+}
+
+
+def write_bonding_docs(args, results):
+    """Issue 26's table and the rate per path over time (bond-cut)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    ccs = " and ".join(args.cc)
+    heading = args.section or "Bonded uplinks at the sender (issue 26)"
+    lines = [f"## {heading}", "",
+             "`tests/bench/compare.py --grid bonding` (x264 CBR 640x360 30 "
+             "fps in MPEG-TS, live; "
+             f"{args.seconds:g} s per run, one run per cell and system, TCP "
+             f"congestion control {ccs}). The sender's namespace has one "
+             "device per link, each with a default route of its own (a "
+             "modem each). multitcp-default_bond: multitcpsink "
+             "mode=caller interfaces=nsa0,nsa1[,nsa2] dialing the receiver, "
+             "multitcpsrc mode=listener, nothing else set but the source's "
+             "latency = budget; rist: ristsink bonding-addresses= the "
+             "receiver's address on each link, bonding-method=round-robin "
+             "(rist-broadcast: broadcast), ristsrc on the same addresses, "
+             "receiver-buffer = budget; srt and tcp over link 0, the "
+             "better one (GStreamer 1.22's srtsink has no socket groups). "
+             "Entries: frames late or lost / stall seconds / delivered over "
+             "the stream / 99th percentile of the frame delay on the "
+             "sender's clock (ms) / share of the bytes put on each link; "
+             "bond-cut, multitcp: seconds from link 1's return until it "
+             "carried 64 kB within a second.", ""]
+    systems = list(dict.fromkeys(r["system"] for r in results))
+    by_cell = {}
+    for r in results:
+        by_cell.setdefault((r["kind"], r["kbps"], r["budget"], r["cc"]),
+                           {})[r["system"]] = r
+    lines += ["| cell | " + " | ".join(systems) + " |",
+              "|---|" + "---|" * len(systems)]
+    for (kind, kbps, budget, cc), by in by_cell.items():
+        row = []
+        for sname in systems:
+            r = by.get(sname)
+            if not r or r.get("frames", 0) < 2:
+                row.append("-")
+                continue
+            p99 = r.get("delay_p99")
+            entry = (f"{r['late_fraction']:.1e} / {r['stall_s']:g} / "
+                     f"{r['delivered_mbps'] * 1000 / kbps:.2f} / "
+                     + (f"{p99 * 1000:.0f}" if p99 is not None else "-")
+                     + " / " + ":".join(f"{x:.2f}" for x in
+                                        r.get("link_share", [])))
+            if r.get("back_s") is not None:
+                entry += f" / back {r['back_s']:g} s"
+            row.append(entry)
+        lines.append(f"| {kind}: {BONDING_CELLS.get(kind, '')}, "
+                     f"{kbps / 1000:g} Mbit/s, budget {budget} ms, {cc} | " +
+                     " | ".join(row) + " |")
+    # the rate of each uplink over time, multitcp in bond-cut
+    cut = [r for r in results if r["kind"] == "bond-cut" and
+           r["system"].startswith("multitcp") and r.get("out")]
+    if cut:
+        tx = json.load(open(os.path.join(TOP, cut[0]["out"] + ".tx.json")))
+        series = tx.get("path_series") or []
+        if len(series) > 2:
+            fig, ax = plt.subplots(figsize=(8, 3.2))
+            t0 = series[0][0]
+            n = len(series[0][1])
+            for k in range(n):
+                ts, rates = [], []
+                for (ta, ba, _), (tb, bb, _) in zip(series, series[1:]):
+                    ts.append(tb - t0)
+                    rates.append((bb[k] - ba[k]) * 8 / 1e6 /
+                                 max(tb - ta, 1e-3))
+                ax.plot(ts, rates, label=f"uplink {k}")
+            ax.set_xlabel("time (s, the sender's)")
+            ax.set_ylabel("sent (Mbit/s)")
+            ax.set_title("multitcp, bond-cut: each uplink's rate")
+            ax.legend(fontsize=8)
+            fig.tight_layout()
+            os.makedirs(os.path.join(TOP, "docs", "bench"), exist_ok=True)
+            fig.savefig(os.path.join(TOP, "docs", "bench", "bonding-cut.png"),
+                        dpi=80)
+            lines += ["", "![each uplink's rate, link 1 cut for 30 s]"
+                      "(bench/bonding-cut.png)"]
+    lines.append("")
     write_doc_section(lines)
 
 
@@ -835,6 +1022,25 @@ def dry_run(args, grid):
         elif kind == "multipath":
             link = " + ".join(MULTIPATH_LINKS)
             extra = ""
+        elif kind.startswith("bond"):
+            specs = bonding_links(kind, args.results, args.seconds) \
+                if kind == "bond-3" else [
+                    f"trace of seed {sd} x{BONDING_SCALE:g}" +
+                    (f", {BONDING_GE}" if kind == "bond-ge" and k == 1
+                     else "") for k, sd in enumerate(BONDING_SEEDS)]
+            link = " + ".join(specs)
+            extra = ("" if kind != "bond-cut" else
+                     f"  + link 1 dark {BONDING_CUT[1]:g} s from "
+                     f"{BONDING_CUT[0]:g} s")
+            for sd in BONDING_SEEDS if kind != "bond-3" else ():
+                if sd in shown:
+                    continue
+                shown.add(sd)
+                st = cellular.stats(cellular.generate(
+                    sd, args.seconds + TRACE_SLACK_S, scale=BONDING_SCALE))
+                extra += (f"\n  seed {sd}: mean {st['mean_mbit']:.2f} "
+                          f"Mbit/s, {st['outages']} outages, "
+                          f"{st['outage_s']:g} s dark")
         else:
             link = link_spec(rtt, loss, ",ge=0.01:0.3:0:0.9"
                              if kind == "ge" else "")
@@ -879,7 +1085,8 @@ def main():
     ap.add_argument("--out")
     ap.add_argument("--seconds", type=float,
                     help="per run (default 40; --grid cellular: 60)")
-    ap.add_argument("--grid", choices=["issue", "full", "cellular"],
+    ap.add_argument("--grid", choices=["issue", "full", "cellular",
+                                       "bonding"],
                     default="issue")
     ap.add_argument("--seeds", type=int, default=4,
                     help="--grid cellular: seeds 1..N")
@@ -909,14 +1116,18 @@ def main():
                     "time; run and write nothing")
     args = ap.parse_args()
     cell_grid = args.grid == "cellular"
+    bond_grid = args.grid == "bonding"
     if args.seconds is None:
-        args.seconds = CELLULAR_SECONDS if cell_grid else 40
+        args.seconds = (CELLULAR_SECONDS if cell_grid else BONDING_SECONDS
+                        if bond_grid else 40)
     if args.systems is None:
-        args.systems = (list(CELLULAR_SYSTEMS) if cell_grid else [
-            "multitcp-pars", "multitcp-dynamic", "tcp", "srt", "rist"])
+        args.systems = (list(CELLULAR_SYSTEMS) if cell_grid else
+                        list(BONDING_SYSTEMS) if bond_grid else [
+                            "multitcp-pars", "multitcp-dynamic", "tcp", "srt",
+                            "rist"])
     if args.results is None:
-        args.results = os.path.join("results",
-                                    "cellular" if cell_grid else "compare")
+        args.results = os.path.join("results", "cellular" if cell_grid else
+                                    "bonding" if bond_grid else "compare")
     if args.inner:
         inner(args)
         return 0
@@ -947,6 +1158,8 @@ def main():
         return 0
     if cell_grid:
         write_cellular_docs(args, results)
+    elif bond_grid:
+        write_bonding_docs(args, results)
     elif args.grid == "full":
         write_grid_docs(args, results, len(cells("full")) * len(args.cc))
     else:

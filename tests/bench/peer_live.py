@@ -11,11 +11,14 @@ up to max-connections' default; multitcp-parsM: up to M at both ends),
 multitcp-dynamic (VariedConnVariedWinSize from N = 5), multitcp-parsdyn (the
 same from ParS's count), multitcp-encoder (the defaults, and the sink sets
 x264enc's bitrate from its estimate: bitrate-control=encoder, BITRATE_KBPS
-the most), tcp, srt, rist. A multitcp system with the suffix
+the most), tcp, srt, rist (bonding round-robin over BENCH_PATHS when
+set), rist-broadcast (the same, every packet on every path). A multitcp
+system with the suffix
 _copyP has the sink's copy-overhead at P% (multitcp-pars_copy0: no copies
 ahead of deadlines); with the suffix _listen (last) the receiver listens
 and the sink dials it (mode=caller; PEER_ADDR is then the receiver's for
-the sender, unused by the receiver).
+the sender, unused by the receiver); with _bond the same, the sink
+dialing over the devices in BENCH_UPLINKS (interfaces=).
 The receiver records, for every video frame that comes out of tsdemux, its
 arrival time (CLOCK_MONOTONIC) and PTS, the TS bytes its source delivered,
 and its own CPU time; the sender records its CPU time and the PTS and size
@@ -39,9 +42,12 @@ def bonding(paths, port):
 
 def split_listen(system):
     """multitcp-X_listen -> (multitcp-X, True): the receiver listens and
-    the sink dials it (mode=caller), the camera-behind-NAT deployment."""
-    if system.endswith("_listen"):
-        return system[:-len("_listen")], True
+    the sink dials it (mode=caller), the camera-behind-NAT deployment;
+    multitcp-X_bond the same, the sink dialing over every link's device
+    (BENCH_UPLINKS: the modems bonded at a camera)."""
+    for suffix in ("_listen", "_bond"):
+        if system.endswith(suffix):
+            return system[:-len(suffix)], True
     return system, False
 
 
@@ -54,6 +60,7 @@ def split_copy(system):
 
 def sender_desc(system, peer, port, kbps, budget_ms):
     listen = split_listen(system)[1]
+    bond = system.endswith("_bond")
     system, copy = split_copy(system)
     video = ("videotestsrc is-live=true pattern=snow ! "
              "video/x-raw,width=640,height=360,framerate=30/1 ! "
@@ -66,6 +73,8 @@ def sender_desc(system, peer, port, kbps, budget_ms):
         cap = pars_cap(system)
         return video + (f"multitcpsink name=mtcpsink host={peer} port={port} "
                         "sync=false" + (" mode=caller" if listen else "")
+                        + (f" interfaces={os.environ['BENCH_UPLINKS']}"
+                           if bond else "")
                         + (" bitrate-control=encoder"
                            if system == "multitcp-encoder" else "")
                         + (f" max-connections={cap}" if cap else "")
@@ -79,9 +88,10 @@ def sender_desc(system, peer, port, kbps, budget_ms):
         return video + (f"srtsink uri=srt://{peer}:{port}?mode=listener "
                         f"latency={budget_ms} wait-for-connection=false "
                         "sync=false")
-    if system == "rist":
+    if system in ("rist", "rist-broadcast"):
         paths = os.environ.get("BENCH_PATHS")
-        to = (bonding(paths, port) + " bonding-method=round-robin" if paths
+        method = "broadcast" if system == "rist-broadcast" else "round-robin"
+        to = (bonding(paths, port) + f" bonding-method={method}" if paths
               else f"address={peer} port={port}")
         return video + ("rtpmp2tpay ! "
                         f"ristsink {to} "
@@ -117,7 +127,7 @@ def receiver_desc(system, peer, port, budget_ms):
         elif n not in ("default", "encoder"):
             opts += f"connections={n}"
         # multitcp-default (and -encoder): what a new user gets, nothing set
-        if os.environ.get("BENCH_PATHS"):
+        if os.environ.get("BENCH_PATHS") and not listen:
             opts += f" local-addresses={os.environ['BENCH_PATHS']}"
         if listen:
             return (f"multitcpsrc name=src mode=listener host=0.0.0.0 "
@@ -129,7 +139,7 @@ def receiver_desc(system, peer, port, budget_ms):
     if system == "srt":
         return (f"srtsrc name=src uri=srt://{peer}:{port}?mode=caller "
                 f"latency={budget_ms}" + tail)
-    if system == "rist":
+    if system in ("rist", "rist-broadcast"):
         paths = os.environ.get("BENCH_PATHS")
         at = (bonding(paths, port) if paths else f"address=0.0.0.0 port={port}")
         return (f"ristsrc name=src {at} receiver-buffer={budget_ms} ! "
@@ -238,6 +248,19 @@ def main():
                                  st.get_value("stream-bitrate") or 0))
             return True
         GLib.timeout_add(250, sample_rates)
+        # a calling sink's uplinks: each one's bytes over time
+        rec["path_series"] = []
+
+        def sample_paths():
+            st = pipe.get_by_name("mtcpsink").get_property("stats")
+            paths = st.get_value("paths") if st.has_field("paths") else None
+            if paths:
+                rec["path_series"].append(
+                    (time.monotonic(), [p.get_value("bytes-sent")
+                                        for p in paths],
+                     [p.get_value("state") for p in paths]))
+            return True
+        GLib.timeout_add(250, sample_paths)
     pipe.set_state(Gst.State.PLAYING)
     GLib.timeout_add(int(seconds * 1000), loop.quit)
     loop.run()

@@ -83,6 +83,10 @@ gboolean buffers_equal (GstBuffer * a, GstBuffer * b);
 /* Sends @n buffers with caps, a header, keyframes every 30, random sizes
  * and timestamps 33 ms apart; checks that @receivers get all of it. */
 void stream_and_check (Sender * s, Receiver ** receivers, guint n_receivers, guint n, gboolean timestamps);
+/* The same; @receiver_ends FALSE: the receivers do not end with the
+ * sender's EOS (a listener that keeps listening). */
+void stream_and_check_full (Sender * s, Receiver ** receivers,
+    guint n_receivers, guint n, gboolean timestamps, gboolean receiver_ends);
 
 /* @rcvbuf: SO_RCVBUF before connecting, 0 = the kernel's own */
 GSocket *raw_connect_rcvbuf (gint port, gint rcvbuf);
@@ -134,6 +138,16 @@ void remove_tls_certificate (gchar * dir);
 /* The first error @pipeline posts within @timeout, as "message | debug";
  * NULL if none. */
 gchar *wait_for_error (GstElement * pipeline, GstClockTime timeout);
+/* The details of the first warning @pipeline posts within @timeout that
+ * has a "kind" field (a failed dial or reconnect), or NULL; free it. */
+GstStructure *wait_for_warning_details (GstElement * pipeline,
+    GstClockTime timeout);
+
+/* Buffer @index of a tagged stream: @size bytes of the index's low 8
+ * bits, 10 ms of PTS apart, a keyframe every @key (0: no flags). */
+void push_tagged (Sender * s, guint index, gsize size, guint key);
+/* Pulls the @n buffers push_tagged sent, in order; none late or skipped. */
+void expect_tagged (Receiver * r, guint n);
 
 G_END_DECLS
 

@@ -10,7 +10,7 @@
 #include <poll.h>
 #include <errno.h>
 
-#include "mtcpconnection.h"
+#include "mtcpconnectionprivate.h"
 #include "mtcpsendqueue.h"
 
 static gint64 fake_now_us;

@@ -428,6 +428,322 @@ GST_START_TEST (test_caller_signals)
 
 GST_END_TEST;
 
+/* caller-connecting's handler: turns the first @refuse callers away */
+typedef struct {
+  GMutex lock;
+  guint asked, refuse;
+  gchar *stream_id;
+  gboolean addresses;
+} Gate;
+
+static gboolean
+on_connecting (GstElement * element, GSocketAddress * addr,
+    const gchar * stream_id, Gate * gate)
+{
+  gboolean take;
+
+  g_mutex_lock (&gate->lock);
+  gate->asked++;
+  take = gate->asked > gate->refuse;
+  g_free (gate->stream_id);
+  gate->stream_id = g_strdup (stream_id);
+  gate->addresses &= G_IS_INET_SOCKET_ADDRESS (addr);
+  g_mutex_unlock (&gate->lock);
+  return take;
+}
+
+static void
+gate_init (Gate * gate, guint refuse)
+{
+  memset (gate, 0, sizeof (*gate));
+  g_mutex_init (&gate->lock);
+  gate->refuse = refuse;
+  gate->addresses = TRUE;
+}
+
+static void
+gate_clear (Gate * gate)
+{
+  g_free (gate->stream_id);
+  g_mutex_clear (&gate->lock);
+}
+
+/* A listening sink's application decides with caller-connecting (after
+ * the stream id and passphrase): the receiver it turns away gets an error
+ * that says so, the next one streams; its further connections are not
+ * asked about. */
+GST_START_TEST (test_sink_caller_connecting)
+{
+  CallerLog log = { 0, };
+  Gate gate;
+  Sender *s = sender_new (NULL);
+  Receiver *r;
+  gchar *desc, *msg;
+  GstElement *p;
+
+  gate_init (&gate, 1);
+  g_mutex_init (&log.lock);
+  log.addresses = TRUE;
+  g_signal_connect (s->sink, "caller-connecting", G_CALLBACK (on_connecting),
+      &gate);
+  g_signal_connect (s->sink, "caller-rejected", G_CALLBACK (on_rejected),
+      &log);
+  desc = g_strdup_printf ("multitcpsrc host=127.0.0.1 port=%d "
+      "stream-id=cam/2 ! fakesink", sender_port (s));
+  p = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  msg = wait_for_error (p, WAIT_TIMEOUT);
+  fail_unless (msg && strstr (msg, "turned the receiver away"), "%s", msg);
+  g_free (msg);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+  wait_caller_count (&log, &log.rejected, 1);
+
+  r = receiver_new_with (sender_port (s), 3, 5000, "stream-id=cam/2");
+  wait_for_connections (s->sink, 3);
+  stream_and_check (s, &r, 1, 40, TRUE);
+  g_mutex_lock (&gate.lock);
+  fail_unless_equals_int (gate.asked, 2);
+  fail_unless_equals_string (gate.stream_id, "cam/2");
+  fail_unless (gate.addresses);
+  g_mutex_unlock (&gate.lock);
+  receiver_free (r);
+  sender_free (s);
+  gate_clear (&gate);
+  g_free (log.reason);
+  g_mutex_clear (&log.lock);
+}
+
+GST_END_TEST;
+
+/* A listening source has the same signals: the calling sink it turns away
+ * dials again (a warning on its bus says why, as data), the one it takes
+ * is added, and removed when its stream ends. */
+GST_START_TEST (test_listening_source_signals)
+{
+  CallerLog log = { 0, };
+  Gate gate;
+  gint port;
+  Receiver *r = listener_new (2, "keep-listening=true stream-id=cam/3",
+      &port);
+  Sender *s;
+  GstStructure *details;
+  guint attempt = 0;
+
+  gate_init (&gate, 1);
+  g_mutex_init (&log.lock);
+  log.addresses = TRUE;
+  g_signal_connect (r->src, "caller-connecting", G_CALLBACK (on_connecting),
+      &gate);
+  g_signal_connect (r->src, "caller-added", G_CALLBACK (on_added), &log);
+  g_signal_connect (r->src, "caller-removed", G_CALLBACK (on_removed), &log);
+  g_signal_connect (r->src, "caller-rejected", G_CALLBACK (on_rejected),
+      &log);
+  s = caller_new (port, "stream-id=cam/3");
+  details = wait_for_warning_details (s->pipeline, WAIT_TIMEOUT);
+  fail_unless (details != NULL);
+  fail_unless_equals_string (gst_structure_get_string (details, "kind"),
+      "closed");
+  fail_unless (gst_structure_get_uint (details, "attempt", &attempt));
+  fail_unless (attempt >= 1);
+  gst_structure_free (details);
+  wait_for_connections (s->sink, 2);
+  stream_and_check_full (s, &r, 1, 40, TRUE, FALSE);
+  wait_caller_count (&log, &log.removed, 1);
+  g_mutex_lock (&log.lock);
+  fail_unless_equals_int (log.added, 1);
+  fail_unless (log.rejected >= 1);
+  fail_unless (log.reason && strstr (log.reason, "turned"), "%s", log.reason);
+  fail_unless (log.added_id && *log.added_id);
+  fail_unless_equals_string (log.removed_id, log.added_id);
+  fail_unless (log.addresses);
+  g_mutex_unlock (&log.lock);
+  g_mutex_lock (&gate.lock);
+  fail_unless_equals_int (gate.asked, 2);
+  fail_unless_equals_string (gate.stream_id, "cam/3");
+  g_mutex_unlock (&gate.lock);
+  sender_free (s);
+  receiver_free (r);
+  gate_clear (&gate);
+  g_free (log.added_id);
+  g_free (log.removed_id);
+  g_free (log.reason);
+  g_mutex_clear (&log.lock);
+}
+
+GST_END_TEST;
+
+/* A calling source whose sink went away: each failed reconnect is a
+ * warning whose details say why and which attempt; once the sink's
+ * listening socket is gone, "refused". */
+GST_START_TEST (test_calling_source_reconnect_warnings)
+{
+  Sender *s = sender_new (NULL);
+  Receiver *r = receiver_new_with (sender_port (s), 2, 5000, "retry=8");
+  GstStructure *details;
+  gboolean refused = FALSE;
+  guint attempt = 0, i;
+
+  wait_for_connections (s->sink, 2);
+  for (i = 0; i < 10; i++)
+    push_tagged (s, i, 1000, 5);
+  expect_tagged (r, 10);
+  /* connections that lived a second are lost, not failed tries: the
+   * failures are the reconnects' */
+  g_usleep (1200 * G_TIME_SPAN_MILLISECOND);
+  sender_free (s);
+  /* the first may have reached the dying sink's backlog ("closed") */
+  while (!refused && (details = wait_for_warning_details (r->pipeline,
+              WAIT_TIMEOUT)) != NULL) {
+    const gchar *kind = gst_structure_get_string (details, "kind");
+    fail_unless (g_strcmp0 (kind, "refused") == 0 ||
+        g_strcmp0 (kind, "closed") == 0, "kind %s", kind);
+    fail_unless (gst_structure_get_uint (details, "attempt", &attempt));
+    fail_unless (attempt >= 1);
+    fail_unless (strlen (gst_structure_get_string (details, "address")) > 0);
+    refused = g_strcmp0 (kind, "refused") == 0;
+    gst_structure_free (details);
+  }
+  fail_unless (refused);
+  receiver_free (r);
+}
+
+GST_END_TEST;
+
+/* Listening on "::" takes calls over IPv4 and IPv6 alike (a dual-stack
+ * socket), at either end: a listening source takes one sender over each in
+ * turn, a listening sink a receiver over each at once. */
+GST_START_TEST (test_dual_stack_listeners)
+{
+  gint port;
+  Receiver *r = listener_new (2, "host=:: keep-listening=true", &port);
+  Receiver *r6;
+  Sender *s;
+  gchar *props;
+
+  s = caller_new (port, NULL);
+  wait_for_connections (s->sink, 2);
+  stream_and_check_full (s, &r, 1, 30, TRUE, FALSE);
+  sender_free (s);
+  props = g_strdup_printf ("mode=caller host=::1 port=%d", port);
+  s = sender_new (props);
+  g_free (props);
+  wait_for_connections (s->sink, 2);
+  stream_and_check_full (s, &r, 1, 30, TRUE, FALSE);
+  sender_free (s);
+  fail_unless_equals_uint64 (stats_uint64 (r->src, "sessions"), 2);
+  receiver_free (r);
+
+  /* the sink: host=:: serves a receiver dialing 127.0.0.1 and one ::1 */
+  s = sender_new ("host=::");
+  r = receiver_new_with (sender_port (s), 2, 5000, "");
+  props = g_strdup_printf ("multitcpsrc name=src host=::1 port=%d "
+      "connections=2 latency=5000 ! appsink name=out sync=false "
+      "max-buffers=0", sender_port (s));
+  r6 = g_new0 (Receiver, 1);
+  r6->pipeline = gst_parse_launch (props, NULL);
+  g_free (props);
+  r6->src = gst_bin_get_by_name (GST_BIN (r6->pipeline), "src");
+  r6->appsink = gst_bin_get_by_name (GST_BIN (r6->pipeline), "out");
+  gst_element_set_state (r6->pipeline, GST_STATE_PLAYING);
+  wait_for_connections (s->sink, 4);
+  {
+    Receiver *both[] = { r, r6 };
+    stream_and_check (s, both, 2, 30, TRUE);
+  }
+  receiver_free (r6);
+  receiver_free (r);
+  sender_free (s);
+}
+
+GST_END_TEST;
+
+/* The "path" structures of @e's stats, or NULL */
+static const GValue *
+stats_paths (GstElement * e, GstStructure ** st)
+{
+  g_object_get (e, "stats", st, NULL);
+  return gst_structure_get_value (*st, "paths");
+}
+
+/* A calling sink bonds two uplinks (here two loopback addresses): every
+ * uplink gets its connections and the receiver counts them per path, and
+ * the stream arrives whole. */
+GST_START_TEST (test_sink_bonds_uplinks)
+{
+  gint port;
+  Receiver *r = listener_new (4, NULL, &port);
+  Sender *s = caller_new (port, "local-addresses=127.0.0.1,127.0.0.2");
+  GstStructure *st;
+  const GValue *paths;
+  guint p, total = 0;
+
+  wait_for_connections (s->sink, 4);
+  stream_and_check (s, &r, 1, 100, TRUE);
+  paths = stats_paths (s->sink, &st);
+  fail_unless (paths != NULL);
+  fail_unless_equals_int (gst_value_array_get_size (paths), 2);
+  for (p = 0; p < 2; p++) {
+    const GstStructure *ps =
+        gst_value_get_structure (gst_value_array_get_value (paths, p));
+    guint n = 0;
+    guint64 sent = 0;
+    fail_unless (gst_structure_get_uint (ps, "n-connections", &n));
+    fail_unless (gst_structure_get_uint64 (ps, "bytes-sent", &sent));
+    /* each uplink is used: connections and bytes */
+    fail_unless (n >= 1, "uplink %u has no connection", p);
+    fail_unless (sent > 0);
+    fail_unless_equals_string (gst_structure_get_string (ps, "state"), "up");
+    total += n;
+  }
+  fail_unless_equals_int (total, 4);
+  fail_unless_equals_string (gst_structure_get_string (gst_value_get_structure
+          (gst_value_array_get_value (paths, 1)), "uplink"), "127.0.0.2");
+  gst_structure_free (st);
+  /* the receiver knows them as paths */
+  paths = stats_paths (r->src, &st);
+  fail_unless (paths != NULL);
+  fail_unless_equals_int (gst_value_array_get_size (paths), 2);
+  gst_structure_free (st);
+  sender_free (s);
+  receiver_free (r);
+}
+
+GST_END_TEST;
+
+/* Uplinks are a calling sink's; bad ones are refused with a clear error */
+GST_START_TEST (test_uplinks_need_caller_and_sense)
+{
+  const gchar *bad[] = {
+    "local-addresses=127.0.0.1",        /* a listening sink */
+    "mode=caller host=127.0.0.1 port=9 local-addresses=::1",
+    "mode=caller host=127.0.0.1 port=9 interfaces=nosuchdevice0",
+    "mode=caller host=127.0.0.1 port=9 interfaces=lo,lo "
+        "local-addresses=127.0.0.1",
+  };
+  const gchar *says[] = { "mode=caller", "not an IPv4", "nosuchdevice0",
+    "pair up"
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (bad); i++) {
+    gchar *desc = g_strdup_printf ("appsrc ! multitcpsink %s", bad[i]);
+    GstElement *p = gst_parse_launch (desc, NULL);
+    gchar *msg;
+
+    g_free (desc);
+    gst_element_set_state (p, GST_STATE_PLAYING);
+    msg = wait_for_error (p, WAIT_TIMEOUT);
+    fail_unless (msg && strstr (msg, says[i]), "%s: %s", bad[i], msg);
+    g_free (msg);
+    gst_element_set_state (p, GST_STATE_NULL);
+    gst_object_unref (p);
+  }
+}
+
+GST_END_TEST;
+
 /* wait-for-connection=true: nothing enters the sink's queue before a
  * receiver has a connection; then every buffer comes, from the first. */
 GST_START_TEST (test_wait_for_connection)
@@ -808,6 +1124,65 @@ GST_START_TEST (test_playbin_plays_uri)
 
 GST_END_TEST;
 
+/* Listening without keep-listening: a sender that vanishes (no EOS, no
+ * call back within `timeout`) ends the stream with EOS, after everything
+ * it sent. */
+GST_START_TEST (test_listener_ends_when_the_sender_leaves)
+{
+  gint port;
+  Receiver *r = listener_new (2, "timeout=1", &port);
+  Sender *s = caller_new (port, NULL);
+  GstSample *sample;
+  guint i;
+
+  wait_for_connections (s->sink, 2);
+  for (i = 0; i < 20; i++)
+    push_tagged (s, i, 1000, 10);
+  expect_tagged (r, 20);
+  /* gone without a word */
+  sender_free (s);
+  sample = gst_app_sink_try_pull_sample (GST_APP_SINK (r->appsink),
+      WAIT_TIMEOUT);
+  fail_unless (sample == NULL);
+  fail_unless (gst_app_sink_is_eos (GST_APP_SINK (r->appsink)));
+  fail_unless_equals_uint64 (stats_uint64 (r->src, "senders-left"), 1);
+  receiver_free (r);
+}
+
+GST_END_TEST;
+
+/* keep-listening: one sender's stream ends (EOS), another calls; the
+ * receiver goes on with the second stream (DISCONT, its caps), and never
+ * ends its own. */
+GST_START_TEST (test_keep_listening_takes_the_next_sender)
+{
+  gint port;
+  Receiver *r = listener_new (2, "keep-listening=true", &port);
+  Sender *s = caller_new (port, NULL);
+
+  gint64 until;
+
+  wait_for_connections (s->sink, 2);
+  stream_and_check_full (s, &r, 1, 60, TRUE, FALSE);
+  /* its EOS is taken for the sender leaving, not passed on */
+  until = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while (stats_uint64 (r->src, "senders-left") < 1 &&
+      g_get_monotonic_time () < until)
+    g_usleep (20000);
+  fail_unless_equals_uint64 (stats_uint64 (r->src, "senders-left"), 1);
+  sender_free (s);
+  s = caller_new (port, NULL);
+  wait_for_connections (s->sink, 2);
+  stream_and_check_full (s, &r, 1, 60, TRUE, FALSE);
+  sender_free (s);
+  fail_unless_equals_uint64 (stats_uint64 (r->src, "buffers-pushed"), 120);
+  fail_if (gst_app_sink_is_eos (GST_APP_SINK (r->appsink)));
+  fail_unless_equals_uint64 (stats_uint64 (r->src, "sessions"), 2);
+  receiver_free (r);
+}
+
+GST_END_TEST;
+
 static Suite *
 modes_suite (void)
 {
@@ -832,6 +1207,14 @@ modes_suite (void)
   tcase_add_test (tc, test_h264_both_ways);
   tcase_add_test (tc, test_h264_both_ways_tls);
   tcase_add_test (tc, test_playbin_plays_uri);
+  tcase_add_test (tc, test_listener_ends_when_the_sender_leaves);
+  tcase_add_test (tc, test_keep_listening_takes_the_next_sender);
+  tcase_add_test (tc, test_sink_caller_connecting);
+  tcase_add_test (tc, test_listening_source_signals);
+  tcase_add_test (tc, test_calling_source_reconnect_warnings);
+  tcase_add_test (tc, test_dual_stack_listeners);
+  tcase_add_test (tc, test_sink_bonds_uplinks);
+  tcase_add_test (tc, test_uplinks_need_caller_and_sense);
   return s;
 }
 

@@ -123,6 +123,9 @@ GST_START_TEST (test_stream_id_tail)
 
   memset (w.stream_id, 'x', MTCP_STREAM_ID_MAX);
   w.stream_id[MTCP_STREAM_ID_MAX] = 0;
+  /* the most: the longest id and a calling sink's path */
+  w.path = 1;
+  w.n_paths = 2;
   n = mtcp_write_welcome (out, sizeof (out), &w);
   fail_unless_equals_int (n, MTCP_WELCOME_FRAME_MAX);
   fail_unless (mtcp_parse_welcome (out + 8, n - 8, &wback, &err));
@@ -413,17 +416,67 @@ GST_START_TEST (test_control_frames_roundtrip)
   fail_unless_equals_int (fb_back.window_bytes, 16);
 
   {
-    guint16 want = 0;
-    fail_unless_equals_int (mtcp_write_want (out, sizeof (out), 12),
+    MtcpWant want = { 12, 0, }, back;
+    fail_unless_equals_int (mtcp_write_want (out, sizeof (out), &want),
         MTCP_WANT_FRAME_SIZE);
     fail_unless_equals_int (out[0], MTCP_FRAME_WANT);
-    fail_unless (mtcp_parse_want (out + 8, MTCP_WANT_SIZE, &want, &err));
-    fail_unless_equals_int (want, 12);
-    fail_if (mtcp_parse_want (out + 8, MTCP_WANT_SIZE - 1, &want, &err));
+    fail_unless (mtcp_parse_want (out + 8, MTCP_WANT_SIZE, &back, &err));
+    fail_unless_equals_int (back.connections, 12);
+    fail_unless_equals_int (back.n_paths, 0);
+    fail_if (mtcp_parse_want (out + 8, MTCP_WANT_SIZE - 1, &back, &err));
     g_free (err);
     err = NULL;
     fail_unless_equals_int (mtcp_write_want (out, MTCP_WANT_FRAME_SIZE - 1,
-            12), 0);
+            &want), 0);
+    /* per path: a calling sink's uplinks */
+    want.n_paths = 3;
+    want.per_path[0] = 4;
+    want.per_path[1] = 1;
+    want.per_path[2] = 2;
+    fail_unless_equals_int (mtcp_write_want (out, sizeof (out), &want),
+        MTCP_WANT_FRAME_SIZE + 6);
+    fail_unless (mtcp_parse_want (out + 8, MTCP_WANT_SIZE + 6, &back, &err));
+    fail_unless_equals_int (back.n_paths, 3);
+    fail_unless (back.per_path[0] == 4 && back.per_path[1] == 1 &&
+        back.per_path[2] == 2);
+    /* counts it says it has and does not */
+    fail_if (mtcp_parse_want (out + 8, MTCP_WANT_SIZE + 5, &back, &err));
+    g_free (err);
+    err = NULL;
+    out[8 + 2] = MTCP_MAX_PATHS + 1;
+    fail_if (mtcp_parse_want (out + 8, sizeof (out) - 8, &back, &err));
+    g_free (err);
+    err = NULL;
+    fail_unless_equals_int (mtcp_write_want (out, MTCP_WANT_FRAME_SIZE + 5,
+            &want), 0);
+  }
+  {
+    /* WELCOME names a calling sink's uplink, with and without a stream id;
+     * a receiver that knows nothing of paths reads the rest as before */
+    MtcpWelcome pw, pback;
+    gsize n;
+    memset (&pw, 0, sizeof (pw));
+    pw.connection_id = 7;
+    pw.path = 1;
+    pw.n_paths = 2;
+    n = mtcp_write_welcome (out, sizeof (out), &pw);
+    fail_unless_equals_int (n, MTCP_WELCOME_FRAME_SIZE + 2 + 2);
+    fail_unless (mtcp_parse_welcome (out + 8, n - 8, &pback, &err));
+    fail_unless (pback.path == 1 && pback.n_paths == 2);
+    fail_unless_equals_string (pback.stream_id, "");
+    g_strlcpy (pw.stream_id, "cam/1", sizeof (pw.stream_id));
+    n = mtcp_write_welcome (out, sizeof (out), &pw);
+    fail_unless (mtcp_parse_welcome (out + 8, n - 8, &pback, &err));
+    fail_unless (pback.path == 1 && pback.n_paths == 2);
+    fail_unless_equals_string (pback.stream_id, "cam/1");
+    /* without the path's bytes: no paths */
+    fail_unless (mtcp_parse_welcome (out + 8, n - 10, &pback, &err));
+    fail_unless_equals_int (pback.n_paths, 0);
+    /* a path beyond the count */
+    out[n - 2] = 5;
+    fail_if (mtcp_parse_welcome (out + 8, n - 8, &pback, &err));
+    g_free (err);
+    err = NULL;
   }
 
   memset (w.session_id, 0xab, 16);

@@ -201,13 +201,13 @@ GST_START_TEST (test_receiver_delays_acks_after_each_read)
   for (round = 0; round < 4; round++) {
     gint tries = 0;
 
-    rx->delay_acks = round > 0;
+    mtcp_connection_set_delay_acks (rx, round > 0);
     send_exactly (p.client, 3000);
     while (g_socket_get_available_bytes (p.server) < 3000 && tries++ < 200)
       g_usleep (5000);
     fail_unless_equals_int (mtcp_connection_receive (rx, NULL),
         MTCP_IO_DONE);
-    fail_unless_equals_uint64 (rx->bytes_received, 3000 * (round + 1));
+    fail_unless_equals_uint64 (mtcp_connection_bytes_received (rx), 3000 * (round + 1));
     fail_unless_equals_int (int_option (p.server, TCP_QUICKACK),
         round > 0 ? 0 : 1);
     /* a delayed ACK's timer, if one is pending, puts the kernel back in

@@ -169,7 +169,7 @@ parse_body (const MtcpFrameHeader * hdr, const guint8 * body,
       ok = mtcp_parse_feedback (body, hdr->length, &fb, &err);
       break;
     case MTCP_FRAME_WANT:{
-      guint16 want;
+      MtcpWant want;
       ok = mtcp_parse_want (body, hdr->length, &want, &err);
       break;
     }

@@ -373,14 +373,24 @@ def fig9(args):
         cross.append({"type": "tcp", "start": round(start, 1),
                       "stop": round(stop, 1), "flows": 1})
     rate = 720000
-    sender = ("videotestsrc is-live=true pattern=snow ! video/x-raw,width=320,"
-              "height=240,framerate=30/1 ! x264enc bitrate=720 pass=cbr "
-              "tune=zerolatency key-int-max=30 speed-preset=ultrafast ! "
-              "h264parse ! multitcpsink host=$A port=5600 "
-              "max-session-lag=60000000000 max-session-bytes=0")
-    base = ("multitcpsrc host=$A port=5600 latency=10000 stats-interval=1000 "
-            "window-control=adjust target-bitrate=720000 {} ! "
-            "fakesink name=sink sync=false")
+
+    def sender_for(listen):
+        # listen: the receiver listens and the sink dials it
+        at = "mode=caller host=$B" if listen else "host=$A"
+        return ("videotestsrc is-live=true pattern=snow ! video/x-raw,"
+                "width=320,height=240,framerate=30/1 ! x264enc bitrate=720 "
+                "pass=cbr tune=zerolatency key-int-max=30 "
+                "speed-preset=ultrafast ! "
+                f"h264parse ! multitcpsink {at} port=5600 "
+                "max-session-lag=60000000000 max-session-bytes=0")
+
+    def receiver_for(listen, opts):
+        at = "mode=listener host=$B" if listen else "host=$A"
+        return (f"multitcpsrc {at} port=5600 latency=10000 "
+                "stats-interval=1000 window-control=adjust "
+                f"target-bitrate=720000 {opts} ! fakesink name=sink "
+                "sync=false")
+    sender = sender_for(False)
     variants = [(f"{n} connection{'s' if n > 1 else ''}", f"connections={n}")
                 for n in range(1, 6)]
     variants.append(("dynamic", "connections=5 connection-control=congestion "
@@ -413,17 +423,47 @@ def fig9(args):
              "| connections | stops (paper's player) | buffers late or skipped "
              "(latency 10 s) | mean delivered (kbit/s) |",
              "|---|---:|---:|---:|"]
-    for label, opts in variants:
-        name = "fig9-" + label.split()[0]
+    if args.only:
+        variants = [v for v in variants
+                    if v[0] in args.only or v[0].split()[0] in args.only]
+
+    def run(label, opts, listen):
+        name = "fig9-" + label.split()[0] + ("-listen" if listen else "")
         print(f"running {name}", flush=True)
         summary, rows, _ = run_variant(path, name, {
-            "name": name, "receiver": base.format(opts)})
+            "name": name, "sender": sender_for(listen),
+            "receiver": receiver_for(listen, opts)})
         stops = player_stops(rows, rate, 10)
         late = summary.get("buffers-late", 0) + summary.get(
             "buffers-skipped", 0)
         mean = summary["phases"][0]["delivered_kbps"] if summary["phases"] \
             else 0
-        lines.append(f"| {label} | {stops} | {late:.0f} | {mean:.0f} |")
+        return f"{stops} | {late:.0f} | {mean:.0f}"
+
+    if args.both_ways:
+        # issue 25: the same experiment with either end dialing, the two
+        # ways of a variant back to back in one session
+        heading = "## Fig. 9 either way round: the receiver dials, or listens"
+        lines = [heading, "",
+                 f"`tests/netsim/experiments.py fig9 --both-ways` (the "
+                 "scenario above; TCP: "
+                 f"{args.cc[0]} in both namespaces): each variant run with "
+                 "the receiver dialing the sink, then with the receiver "
+                 "listening (`mode=listener`) and the sink dialing it "
+                 "(`mode=caller`), everything else the same. Columns: "
+                 "stops (the paper's player), buffers late or skipped "
+                 "(latency 10 s), mean delivered (kbit/s).", "",
+                 "| connections | receiver dials | receiver listens |",
+                 "|---|---|---|"]
+        for label, opts in variants:
+            lines.append(f"| {label} | {run(label, opts, False)} | "
+                         f"{run(label, opts, True)} |")
+        lines.append("")
+        write_section(os.path.join(DOCS, "control.md"), heading,
+                      "\n".join(lines))
+        return
+    for label, opts in variants:
+        lines.append(f"| {label} | {run(label, opts, False)} |")
     lines.append("")
     write_section(os.path.join(DOCS, "control.md"),
                   "## MultiTCP Fig. 9 on netsim: playback stops",
@@ -828,7 +868,12 @@ def main():
     ap.add_argument("--reuse", action="store_true",
                     help="tabulate results/ from an earlier run")
     ap.add_argument("--only", nargs="+", metavar="LABEL",
-                    help="fig4udp: run only these variants (\"5 connections\")")
+                    help="fig4udp, fig9: run only these variants "
+                    "(\"5 connections\"; fig9 also by the first word: 1 "
+                    "dynamic)")
+    ap.add_argument("--both-ways", action="store_true",
+                    help="fig9: each variant with the receiver dialing, then "
+                    "listening (the sink dialing it)")
     ap.add_argument("--ns2", action="store_true",
                     help="fig4udp, udpbulk: " + NS2_NOTE)
     ap.add_argument("--fq-rate", help="udpbulk: iperf3 --fq-rate, which "

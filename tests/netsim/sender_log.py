@@ -2,8 +2,9 @@
 """Runs a sender pipeline for a while and logs every 100 ms, with the
 CLOCK_MONOTONIC time: the bitrate property of the element named "enc" (if
 any) and the numeric top-level fields of the element named "sink"'s stats
-(multitcpsink: estimated-bitrate, encoder-bitrate, ...). One JSON object a
-line, to OUT.
+(multitcpsink: estimated-bitrate, encoder-bitrate, ...), and of each
+uplink in its "paths" (path0_bytes-sent, path0_state, ...). One JSON
+object a line, to OUT.
 
   sender_log.py PIPELINE OUT SECONDS
 """
@@ -36,6 +37,17 @@ def main():
                 v = st.get_value(name)
                 if isinstance(v, (int, float)) and not isinstance(v, bool):
                     row[name] = v
+            # a calling sink's uplinks: path<k>_<field> for their numbers
+            if st.has_field("paths"):
+                for k, ps in enumerate(st.get_value("paths") or []):
+                    for j in range(ps.n_fields()):
+                        name = ps.nth_field_name(j)
+                        v = ps.get_value(name)
+                        if isinstance(v, (int, float)) and \
+                                not isinstance(v, bool):
+                            row[f"path{k}_{name}"] = v
+                        elif name == "state":
+                            row[f"path{k}_state"] = v
         out.write(json.dumps(row) + "\n")
         out.flush()
         return True

@@ -1,0 +1,444 @@
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+/* The receiver drives the session: applies the count and windows the
+ * control policy (mtcpcontrol.c) decides, opening connections or
+ * retiring them without loss (listening: asking the sink to dial, WANT);
+ * replaces lost ones; and probes a dark path with a new connection a
+ * second while every old one sits in TCP's backed-off retransmissions. */
+
+#include "mtcpclientprivate.h"
+#include "mtcptcpinfo.h"
+
+#include <string.h>
+
+GST_DEBUG_CATEGORY (mtcp_client_control_debug);
+#define GST_CAT_DEFAULT mtcp_client_control_debug
+
+/* every ready connection silent this long: probe the path with a new
+ * connection, one each interval (the sink REPORTs every 400 ms at most) */
+#define PROBE_AFTER_US (G_USEC_PER_SEC)
+#define PROBE_INTERVAL_US (G_USEC_PER_SEC)
+/* listener: the count the sink should dial is said again this often */
+#define WANT_REPEAT_US G_USEC_PER_SEC
+
+guint
+client_count_conns (MtcpClient * client, gboolean ready_only)
+{
+  GList *l;
+  guint n = 0;
+  for (l = client->conns; l; l = l->next) {
+    ClientConn *cc = l->data;
+    if (ready_only ? cc->state == CONN_READY : cc->state != CONN_RETIRING)
+      n++;
+  }
+  return n;
+}
+
+/* Ask the sink to give this connection nothing more; it closes once the
+ * frames it holds are sent, so no buffer is lost or late. */
+static void
+retire_connection (MtcpClient * client, ClientConn * cc)
+{
+  guint8 head[MTCP_HEADER_SIZE];
+  MtcpOutFrame *f = mtcp_out_frame_new ();
+
+  mtcp_write_header (head, MTCP_FRAME_RETIRE, 0, 0);
+  memcpy (f->head, head, MTCP_HEADER_SIZE);
+  f->head_size = MTCP_HEADER_SIZE;
+  f->type = MTCP_FRAME_RETIRE;
+  mtcp_connection_queue (cc->conn, f);
+  cc->state = CONN_RETIRING;
+  GST_INFO ("retiring connection %u", cc->index);
+  if (mtcp_connection_flush (cc->conn, NULL) == MTCP_IO_BLOCKED)
+    mtcp_connection_want_write (cc->conn, TRUE);
+}
+
+/* How long nothing arrived on @cc (since it was opened, if ever). */
+gint64
+client_conn_silence (ClientConn * cc, gint64 now)
+{
+  return now - MAX (cc->heard_us, mtcp_connection_get_created_us (cc->conn));
+}
+
+/* client->lock held. Ready connections heard within HEARING_GAP_US. */
+static guint
+count_heard (MtcpClient * client, gint64 now)
+{
+  GList *l;
+  guint n = 0;
+
+  for (l = client->conns; l; l = l->next) {
+    ClientConn *cc = l->data;
+    n += cc->state == CONN_READY
+        && client_conn_silence (cc, now) <= HEARING_GAP_US;
+  }
+  return n;
+}
+
+/* client->lock held. Listening, the sink dials: tell it how many
+ * connections the session should have when that changed, and again every
+ * WANT_REPEAT_US (a WANT lost with its connection). */
+void
+client_tell_want (MtcpClient * client, gint64 now)
+{
+  ClientConn *carrier;
+  MtcpOutFrame *f;
+  MtcpWant want;
+  gboolean changed;
+  guint p;
+
+  if (client->connector == NULL)
+    return;
+  memset (&want, 0, sizeof (want));
+  want.connections = CLAMP (client->wanted, 1, G_MAXUINT16);
+  /* the sink's uplinks: how many on each */
+  if (client->n_paths > 1) {
+    want.n_paths = MIN (client->n_paths, MTCP_MAX_PATHS);
+    for (p = 0; p < want.n_paths; p++)
+      want.per_path[p] = CLAMP (client->path_want[p], 1, G_MAXUINT16);
+  }
+  changed = want.connections != client->want_told;
+  for (p = 0; p < MTCP_MAX_PATHS; p++) {
+    guint w = p < want.n_paths ? want.per_path[p] : 0;
+    changed |= w != client->path_want_told[p];
+  }
+  if (!changed && now - client->want_told_us < WANT_REPEAT_US)
+    return;
+  carrier = client_feedback_carrier (client);
+  if (carrier == NULL)
+    return;
+  f = mtcp_out_frame_new ();
+  f->type = MTCP_FRAME_WANT;
+  f->head_size = mtcp_write_want (f->head, sizeof (f->head_inline), &want);
+  mtcp_connection_queue (carrier->conn, f);
+  if (changed)
+    GST_INFO ("asking the sink for %u connections (over %u paths)",
+        want.connections, want.n_paths);
+  client->want_told = want.connections;
+  for (p = 0; p < MTCP_MAX_PATHS; p++)
+    client->path_want_told[p] = p < want.n_paths ? want.per_path[p] : 0;
+  client->want_told_us = now;
+  /* written with the next flush of the carrier (this tick's, or the
+   * caller's before a RETIRE) */
+  if (mtcp_connection_flush (carrier->conn, NULL) == MTCP_IO_BLOCKED)
+    mtcp_connection_want_write (carrier->conn, TRUE);
+}
+
+/* client->lock held. How many active (not retiring) connections each
+ * path has, into @count; returns the number of paths (0: none). */
+static guint
+count_per_path (MtcpClient * client, guint * count)
+{
+  guint n = MIN (client->n_paths, MTCP_MAX_PATHS);
+  GList *l;
+
+  memset (count, 0, MTCP_MAX_PATHS * sizeof (guint));
+  if (n < 2)
+    return 0;
+  for (l = client->conns; l; l = l->next) {
+    ClientConn *cc = l->data;
+    if (cc->state != CONN_RETIRING && cc->path < n)
+      count[cc->path]++;
+  }
+  return n;
+}
+
+void
+client_measure_paths (MtcpClient * client, gint64 now)
+{
+  guint n = MIN (client->n_paths, MTCP_MAX_PATHS), p;
+  gdouble dt;
+
+  if (n < 2)
+    return;
+  if (client->path_rate_us == 0) {
+    client->path_rate_us = now;
+    memcpy (client->path_bytes_mark, client->path_bytes,
+        sizeof (client->path_bytes));
+  }
+  dt = (now - client->path_rate_us) / 1e6;
+  if (dt >= 1.0) {
+    for (p = 0; p < n; p++) {
+      gdouble rate = (client->path_bytes[p] - client->path_bytes_mark[p]) /
+          dt;
+      client->path_rate[p] = 0.5 * client->path_rate[p] + 0.5 * rate;
+      client->path_bytes_mark[p] = client->path_bytes[p];
+    }
+    client->path_rate_us = now;
+  }
+  mtcp_control_split (client->wanted, n, client->path_rate,
+      client->path_want);
+}
+
+gint
+client_path_to_open (MtcpClient * client)
+{
+  guint count[MTCP_MAX_PATHS], n, p, best = 0;
+  gint best_gap = G_MININT;
+  GList *l;
+
+  if (client->locals == NULL)
+    return -1;
+  n = MIN (client->locals->len, MTCP_MAX_PATHS);
+  memset (count, 0, sizeof (count));
+  for (l = client->conns; l; l = l->next) {
+    ClientConn *cc = l->data;
+    if (cc->state != CONN_RETIRING && cc->local >= 0 && cc->local < (gint) n)
+      count[cc->local]++;
+  }
+  /* the most short of its share, then the least used */
+  for (p = 0; p < n; p++) {
+    gint gap = (gint) client->path_want[p] - (gint) count[p];
+    if (gap > best_gap || (gap == best_gap && count[p] < count[best])) {
+      best_gap = gap;
+      best = p;
+    }
+  }
+  return best;
+}
+
+/* Open or retire connections until the session has client->wanted
+ * (listening: ask the sink to dial them, before any RETIRE, so that it
+ * does not dial again what a RETIRE closes). */
+static void
+apply_connection_count (MtcpClient * client)
+{
+  guint active = client_count_conns (client, FALSE);
+
+  if (client->n_paths > 1)
+    mtcp_control_split (client->wanted, MIN (client->n_paths,
+            MTCP_MAX_PATHS), client->path_rate, client->path_want);
+  client_tell_want (client, g_get_monotonic_time ());
+
+  while (active < client->wanted) {
+    client_open_connection (client);
+    active++;
+  }
+  while (active > client->wanted) {
+    GList *l;
+    ClientConn *victim = NULL, *silent = NULL;
+    gint64 now = g_get_monotonic_time ();
+    guint count[MTCP_MAX_PATHS], n_paths = count_per_path (client, count);
+    gint over = -1, most = 0;
+    guint p;
+
+    /* over paths: from the one furthest over its share, and never a
+     * path's last connection (a modem given up cannot come back) */
+    for (p = 0; p < n_paths; p++) {
+      gint surplus = (gint) count[p] - (gint) MAX (client->path_want[p], 1);
+      if (count[p] > 1 && (over < 0 || surplus > most)) {
+        over = p;
+        most = surplus;
+      }
+    }
+    /* the newest ready one: the first connection stays; but one silent
+     * while others are heard first (after an outage, stuck in TCP's
+     * backed-off retransmissions while a probe carries the stream) */
+    for (l = client->conns; l; l = l->next) {
+      ClientConn *cc = l->data;
+      if (cc->state != CONN_READY)
+        continue;
+      if (n_paths > 0 && (over < 0 || cc->path != (guint) over))
+        continue;
+      if (l != client->conns)
+        victim = cc;
+      if (client_conn_silence (cc, now) > HEARING_GAP_US &&
+          (silent == NULL || cc->heard_us < silent->heard_us))
+        silent = cc;
+    }
+    if (silent && silent != victim && count_heard (client, now) > 0)
+      victim = silent;
+    if (victim == NULL)
+      break;
+    retire_connection (client, victim);
+    active--;
+  }
+}
+
+gboolean
+client_open_more_connections (gpointer data)
+{
+  MtcpClient *client = data;
+
+  if (!client->running)
+    return G_SOURCE_REMOVE;     /* stopping */
+  g_mutex_lock (&client->lock);
+  client->wanted = mtcp_control_start (client->control);
+  apply_connection_count (client);
+  client_unlock (client);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+apply_connection_count_cb (gpointer data)
+{
+  MtcpClient *client = data;
+
+  if (!client->running)
+    return G_SOURCE_REMOVE;     /* stopping */
+  g_mutex_lock (&client->lock);
+  apply_connection_count (client);
+  client_unlock (client);
+  return G_SOURCE_REMOVE;
+}
+
+void
+mtcp_client_set_connections (MtcpClient * client, guint connections)
+{
+  g_mutex_lock (&client->lock);
+  client->config.connections = connections;
+  if (mtcp_control_set_connections (client->control, connections) &&
+      client->running) {
+    client->wanted = connections;
+    /* sockets and their sources belong to the I/O thread: it does the work;
+     * high priority, or a busy stream would starve it */
+    mtcp_io_thread_add_idle (&client->io, G_PRIORITY_HIGH,
+        apply_connection_count_cb, client);
+  }
+  g_mutex_unlock (&client->lock);
+}
+
+/* Between controller decisions: replace lost connections (paced by the
+ * backoff, one at a time; a fresh session first if the sink forgot ours)
+ * and retire extra ones that became ready since the count went down. */
+void
+client_keep_connection_count (MtcpClient * client, gint64 now)
+{
+  guint active = client_count_conns (client, FALSE);
+
+  if (!client->running || client->gave_up)
+    return;
+  if (client->connector) {
+    /* listening: the sink dials what is missing */
+    client_tell_want (client, now);
+    if (active > client->wanted)
+      apply_connection_count (client);
+    return;
+  }
+  if (active < client->wanted && now >= client->next_open_us) {
+    /* while a fresh session is being opened, the others wait for its id */
+    gboolean opening_fresh = FALSE;
+    GList *l;
+    for (l = client->conns; l; l = l->next)
+      opening_fresh |= ((ClientConn *) l->data)->fresh;
+    if (!opening_fresh && (!client->session_gone || active == 0)) {
+      client->reconnects++;
+      client_open_connection (client);
+      /* one at a time while failing, all at once while things work */
+      if (client->failures > 0)
+        client->next_open_us = now + 100000;
+    }
+  } else if (active > client->wanted) {
+    apply_connection_count (client);
+  }
+}
+
+/* client->lock held. What the control policy sees of the connections. */
+MtcpControlConn *
+client_control_snapshot (MtcpClient * client, gint64 now,
+    MtcpControlSnapshot * snap)
+{
+  MtcpControlConn *conns = g_new0 (MtcpControlConn,
+      g_list_length (client->conns) + 1);
+  GList *l;
+  guint n = 0;
+
+  for (l = client->conns; l; l = l->next) {
+    ClientConn *cc = l->data;
+    MtcpControlConn *c = &conns[n++];
+    c->ready = cc->state == CONN_READY;
+    c->reported = cc->report_us != 0;
+    if (!c->reported)
+      continue;
+    c->rtt_us = cc->report.rtt_us;
+    c->mss = cc->report.snd_mss;
+    c->total_retrans = cc->report.total_retrans;
+    c->bytes_acked = cc->report.bytes_acked;
+    c->stream_bitrate = cc->report.stream_bitrate;
+    c->rate_ignores_loss = (cc->report.flags &
+        MTCP_REPORT_RATE_IGNORES_LOSS) != 0;
+  }
+  snap->now_us = now;
+  snap->payload_bytes = client->payload_received;
+  snap->active = client_count_conns (client, FALSE);
+  snap->conns = conns;
+  snap->n_conns = n;
+  return conns;
+}
+
+/* client->lock held. The control policy's decisions, applied: the count
+ * first, then the windows of the connections ready after it
+ * (VariedConnVariedWinSize, Alg. 3). */
+void
+client_controller_tick (MtcpClient * client, gint64 now)
+{
+  MtcpControlSnapshot snap;
+  MtcpControlConn *conns = client_control_snapshot (client, now, &snap);
+  const guint *windows;
+  guint n_windows, i = 0;
+  GList *l;
+
+  if (mtcp_control_tick (client->control, &snap)) {
+    client->wanted = mtcp_control_wanted (client->control);
+    apply_connection_count (client);
+  }
+  g_free (conns);
+  windows = mtcp_control_windows (client->control,
+      client_count_conns (client, TRUE), &n_windows);
+  for (l = client->conns; l && windows && i < n_windows; l = l->next) {
+    ClientConn *cc = l->data;
+    if (cc->state != CONN_READY)
+      continue;
+    cc->window_bytes = windows[i++];
+    mtcp_tcp_set_window_clamp (mtcp_connection_get_socket (cc->conn),
+        cc->window_bytes);
+  }
+}
+
+/* client->lock held. Every ready connection silent for PROBE_AFTER_US: the
+ * path is (or was) dark. After an outage TCP's retransmission timers,
+ * backed off during it, keep the old connections silent for seconds more;
+ * a new connection every PROBE_INTERVAL_US, its SYN on a fresh timer, is
+ * the first through when the path returns. The sink puts the stream on it
+ * at once (the others are blocked), and the count goes back down by
+ * retiring the silent ones. One probe at a time; one that got no answer
+ * in PROBE_INTERVAL_US makes way for the next (not a failure). */
+void
+client_probe_dark_path (MtcpClient * client, gint64 now)
+{
+  ClientConn *pending = NULL, *probe;
+  guint ready = 0;
+  GList *l;
+
+  /* listening, the sink dials: its own new calls find the path back */
+  if (!client->running || client->gave_up || client->session_gone ||
+      client->connector)
+    return;
+  for (l = client->conns; l; l = l->next) {
+    ClientConn *cc = l->data;
+    if (cc->state == CONN_READY) {
+      ready++;
+      if (client_conn_silence (cc, now) <= PROBE_AFTER_US)
+        return;                 /* the path works */
+    } else if (cc->state == CONN_CONNECTING || cc->state == CONN_HANDSHAKE) {
+      if (!cc->probe || cc->state == CONN_HANDSHAKE)
+        return;                 /* one on its way already */
+      pending = cc;
+    }
+  }
+  if (ready == 0 || now < client->next_probe_us)
+    return;
+  if (pending)
+    client_close_conn (client, pending, "outage probe: no answer yet");
+  probe = client_open_connection (client);
+  client->next_probe_us = now + PROBE_INTERVAL_US;
+  if (probe == NULL)
+    return;
+  probe->probe = TRUE;
+  client->outage_probes++;
+  GST_INFO ("no connection heard from the sink for %" G_GINT64_FORMAT
+      " ms: probing the path with connection %u",
+      (gint64) PROBE_AFTER_US / 1000, probe->index);
+}

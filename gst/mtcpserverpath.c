@@ -1,0 +1,117 @@
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+/* What each session's path carries now, from its connections' TCP_INFO:
+ * the spare capacity and darkness the repair budget needs, the transit the
+ * queue's deadline gate needs, and the bandwidth estimate (mtcpestimate.c)
+ * told to the application. */
+
+#include "mtcpserverprivate.h"
+#include "mtcptcpinfo.h"
+
+GST_DEBUG_CATEGORY (mtcp_server_path_debug);
+#define GST_CAT_DEFAULT mtcp_server_path_debug
+
+/* no ACK this long (or 2 RTT + 4 RTTVAR) on a connection with data in
+ * flight: silent; all of them silent: the path is dark */
+#define DARK_MIN_US (G_USEC_PER_SEC)
+
+/* server->lock held. Feeds the session's bandwidth estimate with what its
+ * connections delivered, their windows (TCP_INFO just read), what waits
+ * here and how long the path's queue holds it; dark from @path. A
+ * significant change is told after the lock (server_unlock). */
+static void
+session_estimate (MtcpServer * server, ServerSession * sess,
+    const MtcpRepairPath * path)
+{
+  MtcpRateSample sample = { sess->closed_acked, 0, 0, path->dark, 0 };
+  GstStructure *st;
+  MtcpQueueSessionStats qst;
+  gint64 queued_us = G_MAXINT64;
+  guint i;
+
+  mtcp_send_queue_session_stats (server->queue, sess->qs, &qst);
+  sample.waiting_bytes = qst.backlog_bytes;
+  for (i = 0; i < sess->conns->len; i++) {
+    ServerConn *sc = g_ptr_array_index (sess->conns, i);
+    const MtcpTcpInfo *info = &sc->info;
+
+    sample.bytes_acked += info->bytes_acked;
+    sample.waiting_bytes +=
+        mtcp_connection_unsent_bytes (sc->conn) + info->notsent_bytes;
+    if (info->unacked > 0 && info->min_rtt_us > 0)
+      queued_us = MIN (queued_us, (gint64) info->rtt_us - info->min_rtt_us);
+    if (mtcp_connection_unsent_bytes (sc->conn) + info->notsent_bytes > 0) {
+      /* it has more than it sends: whatever holds it back (its window,
+       * the receiver's), what it delivers is what it can */
+      sample.window_bps += info->delivery_rate * 8;
+    } else if (info->rtt_us > 0) {
+      /* idle: a window an RTT, but no more than the kernel paces at (bbr
+       * keeps two BDPs of window for a path it paces at one) */
+      guint64 window = (guint64) info->snd_cwnd * info->snd_mss *
+          G_USEC_PER_SEC / info->rtt_us;
+      if (info->pacing_rate > 0 && info->pacing_rate != G_MAXUINT64)
+        window = MIN (window, info->pacing_rate);
+      sample.window_bps += window * 8;
+    }
+  }
+  if (queued_us != G_MAXINT64)
+    sample.queued_us = queued_us;
+  for (i = 0; i < sess->retiring->len; i++) {
+    ServerConn *sc = g_ptr_array_index (sess->retiring, i);
+    mtcp_tcp_info_read (mtcp_connection_get_socket (sc->conn), &sc->info);
+    sample.bytes_acked += sc->info.bytes_acked;
+  }
+  if (!mtcp_rate_estimate_update (sess->estimate, g_get_monotonic_time (),
+          &sample) || server->estimates->len >= MAX_QUEUED_WARNINGS)
+    return;
+  st = gst_structure_new ("multitcpsink-estimate",
+      "session", G_TYPE_STRING, sess->id_str,
+      "estimated-bitrate", G_TYPE_UINT64,
+      mtcp_rate_estimate_bps (sess->estimate),
+      "path-limited", G_TYPE_BOOLEAN,
+      mtcp_rate_estimate_path_limited (sess->estimate),
+      "stream-bitrate", G_TYPE_UINT64, server->stream_bitrate,
+      "n-connections", G_TYPE_UINT, sess->conns->len, NULL);
+  /* a calling sink's uplinks, each its share (bonded modems) */
+  if (server->config.caller) {
+    GValue paths = G_VALUE_INIT;
+    server_paths_value (server, &paths);
+    gst_structure_take_value (st, "paths", &paths);
+  }
+  g_ptr_array_add (server->estimates, st);
+}
+
+/* server->lock held. What the session's connections could carry now and
+ * whether the path is dark, for its repair budget: copies come only from
+ * spare capacity, and never go into a path that acknowledges nothing. */
+void
+server_session_measure_path (MtcpServer * server, ServerSession * sess)
+{
+  MtcpRepairPath path = { 0, server->stream_bitrate, FALSE };
+  guint i, busy = 0, silent = 0;
+
+  for (i = 0; i < sess->conns->len; i++) {
+    ServerConn *sc = g_ptr_array_index (sess->conns, i);
+    MtcpTcpInfo *info = &sc->info;
+    gint64 quiet;
+
+    mtcp_tcp_info_read (mtcp_connection_get_socket (sc->conn), info);
+    if (info->rtt_us > 0)
+      path.capacity_bps += (guint64) info->snd_cwnd * info->snd_mss * 8 *
+          G_USEC_PER_SEC / info->rtt_us;
+    if (info->unacked == 0)
+      continue;
+    busy++;
+    quiet = MAX (DARK_MIN_US, 2 * (gint64) info->rtt_us +
+        4 * (gint64) info->rttvar_us);
+    if ((gint64) info->last_ack_recv_ms * 1000 > quiet)
+      silent++;
+  }
+  path.dark = busy > 0 && silent == busy;
+  mtcp_repair_budget_set_path (sess->repair, &path);
+  mtcp_send_queue_session_set_transit (server->queue, sess->qs,
+      server_session_transit_us (sess) * GST_USECOND);
+  session_estimate (server, sess, &path);
+}

@@ -1,0 +1,314 @@
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+/* Scheduling at the sink: which of a session's connections gets the next
+ * frame of the shared queue (dynamic DMP pulls, MultiTCP's round robin, or
+ * the static baseline), and when a connection is ready for one: its
+ * socket takes it and it would not deliver it past the receiver's
+ * deadline. */
+
+#include "mtcpserverprivate.h"
+#include "mtcptcpinfo.h"
+
+GST_DEBUG_CATEGORY (mtcp_server_schedule_debug);
+#define GST_CAT_DEFAULT mtcp_server_schedule_debug
+
+/* the least unsent data a connection may hold (notsent-lowat is the most):
+ * about three segments, so that one in RTO backoff sits on few frames */
+#define LOWAT_MIN (4 * 1024)
+/* what a connection takes at a time before it writes (dynamic scheduler),
+ * and never more than its unsent mark */
+#define PUMP_RUN_BYTES (32 * 1024)
+
+/* Write what the connection holds; FALSE if it was closed. */
+gboolean
+server_conn_flush (MtcpServer * server, ServerConn * sc, MtcpIoResult * result)
+{
+  GError *err = NULL;
+
+  *result = mtcp_connection_flush (sc->conn, &err);
+  if (*result == MTCP_IO_CLOSED || *result == MTCP_IO_ERROR) {
+    gchar *why = g_strdup_printf ("write failed: %s",
+        err ? err->message : "closed");
+    server_close_conn (server, sc, why);
+    g_free (why);
+    g_clear_error (&err);
+    return FALSE;
+  }
+  mtcp_connection_want_write (sc->conn, *result == MTCP_IO_BLOCKED);
+  return TRUE;
+}
+
+/* server->lock held. How much later than the session's first frame a
+ * frame handed to @sc now reaches the receiver (whose clock that frame
+ * set): what waits before it in the socket, at the rate the connection
+ * delivers, and the queueing its RTT shows above the path's least. By the
+ * TCP_INFO last read (a tick ago at most). */
+static gint64
+conn_transit_us (ServerConn * sc)
+{
+  const MtcpTcpInfo *info = &sc->info;
+  /* a socket that polls writable holds less than its mark, whatever the
+   * last TCP_INFO said */
+  guint64 waiting = mtcp_connection_unsent_bytes (sc->conn) + (sc->lowat ?
+      MIN (info->notsent_bytes, sc->lowat) : info->notsent_bytes);
+  guint64 rate = info->delivery_rate;   /* bytes/s */
+  gint64 transit = 0;
+
+  /* the last delivery sample understates a connection that carried
+   * little; a window an RTT it can send at least */
+  if (info->rtt_us > 0)
+    rate = MAX (rate, (guint64) info->snd_cwnd * info->snd_mss *
+        G_USEC_PER_SEC / info->rtt_us);
+  if (waiting > 0)
+    transit = rate > 0 ? (gint64) MIN (waiting * G_USEC_PER_SEC / rate,
+        (guint64) G_MAXINT32) : G_MAXINT32;
+  if (info->min_rtt_us > 0 && info->rtt_us > info->min_rtt_us)
+    transit += info->rtt_us - info->min_rtt_us;
+  return transit;
+}
+
+/* server->lock held. A live session's next frame would reach its
+ * receiver past the deadline on @sc: better another connection, or a
+ * skip, than a late frame on the wire in a timely one's place. */
+static gboolean
+conn_would_deliver_late (MtcpServer * server, ServerConn * sc)
+{
+  ServerSession *sess = sc->session;
+  GstClockTime late;
+
+  if (!server->live || sess == NULL || sess->latency_us == 0)
+    return FALSE;
+  late = mtcp_send_queue_session_late_by (server->queue, sess->qs);
+  return (gint64) MIN (late / GST_USECOND, (guint64) G_MAXINT32) +
+      conn_transit_us (sc) > sess->latency_us;
+}
+
+/* Ready for a new frame: nothing left in user space, the kernel below
+ * its unsent-bytes mark, and it would not deliver the next frame late.
+ * Otherwise ask to be woken when writable (the tick pumps the others). */
+static gboolean
+conn_ready (MtcpServer * server, ServerConn * sc)
+{
+  MtcpIoResult r;
+
+  if (!server_conn_flush (server, sc, &r))
+    return FALSE;
+  if (r == MTCP_IO_BLOCKED)
+    return FALSE;
+  if (!mtcp_connection_can_take (sc->conn)) {
+    mtcp_connection_want_write (sc->conn, TRUE);
+    return FALSE;
+  }
+  if (conn_would_deliver_late (server, sc)) {
+    sc->session->gated++;
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Queues @f on the connection, a REPORT that is due before it so that both
+ * ride in the same segments. Written by the next flush. */
+void
+server_conn_hand (MtcpServer * server, ServerConn * sc, MtcpOutFrame * f)
+{
+  gint64 now = g_get_monotonic_time ();
+
+  GST_LOG ("session %s: seq %" G_GUINT64_FORMAT " (%s) -> connection %u",
+      sc->session->id_str, f->seq, mtcp_frame_type_name (f->type), sc->id);
+  if (f->type == MTCP_FRAME_EOS) {
+    sc->session->eos_sent = TRUE;
+    sc->session->eos_seq = f->seq;
+  }
+  if (now - sc->report_us >= (gint64) server->config.report_interval_ms * 1000)
+    server_send_report (server, sc, now);
+  if (f->type == MTCP_FRAME_BUFFER && !f->resend)
+    mtcp_repair_budget_earn (sc->session->repair, mtcp_out_frame_size (f),
+        server->stream_bitrate);
+  mtcp_connection_queue (sc->conn, f);
+}
+
+static void
+conn_give (MtcpServer * server, ServerConn * sc, MtcpOutFrame * f)
+{
+  MtcpIoResult r;
+
+  server_conn_hand (server, sc, f);
+  server_conn_flush (server, sc, &r);
+}
+
+/* DMP: each connection that can send takes frames until it would block,
+ * a run at a time, written with one call (with the REPORT that was due). */
+static void
+pump_dynamic (MtcpServer * server, ServerSession * sess)
+{
+  guint n = sess->conns->len, k;
+  guint first = n ? sess->rr_next % n : 0;
+
+  /* rotate the starting connection so none is always first in line */
+  sess->rr_next++;
+  for (k = 0; k < n && sess->conns->len > 0; k++) {
+    ServerConn *sc = g_ptr_array_index (sess->conns,
+        (first + k) % sess->conns->len);
+
+    while (conn_ready (server, sc)) {
+      gsize run = 0, most = sc->lowat ? MIN (sc->lowat, PUMP_RUN_BYTES) :
+          PUMP_RUN_BYTES;
+      MtcpOutFrame *f = NULL;
+
+      while (run < most &&
+          (f = mtcp_send_queue_take (server->queue, sess->qs)) != NULL) {
+        run += mtcp_out_frame_size (f);
+        server_conn_hand (server, sc, f);
+      }
+      if (f == NULL) {
+        MtcpIoResult r;
+        if (run > 0)
+          server_conn_flush (server, sc, &r);
+        return;
+      }
+      if (sc->session == NULL)
+        break;                  /* closed while writing */
+    }
+  }
+}
+
+/* MultiTCP 4.2.3: frames in turn, a blocked connection loses its turn. */
+static void
+pump_round_robin (MtcpServer * server, ServerSession * sess)
+{
+  for (;;) {
+    guint n = sess->conns->len, k;
+    ServerConn *chosen = NULL;
+
+    for (k = 0; k < n; k++) {
+      guint i = (sess->rr_next + k) % n;
+      ServerConn *sc = g_ptr_array_index (sess->conns, i);
+      if (conn_ready (server, sc)) {
+        chosen = sc;
+        sess->rr_next = i + 1;
+        break;
+      }
+      if (n != sess->conns->len)
+        return;                 /* a connection closed: start over later */
+    }
+    if (chosen == NULL)
+      return;
+    {
+      MtcpOutFrame *f = mtcp_send_queue_take (server->queue, sess->qs);
+      if (f == NULL)
+        return;
+      conn_give (server, chosen, f);
+    }
+  }
+}
+
+/* The baseline: sequence number modulo N fixes the connection. */
+static void
+pump_static (MtcpServer * server, ServerSession * sess)
+{
+  guint k;
+
+  for (k = 0; k < sess->conns->len; k++) {
+    ServerConn *sc = g_ptr_array_index (sess->conns, k);
+    guint n = sess->conns->len;
+
+    while (conn_ready (server, sc)) {
+      MtcpOutFrame *f = mtcp_send_queue_take_lane (server->queue, sess->qs, k,
+          n);
+      if (f == NULL)
+        break;
+      conn_give (server, sc, f);
+      if (sc->session == NULL || n != sess->conns->len)
+        return;
+    }
+  }
+}
+
+void
+server_pump_session (MtcpServer * server, ServerSession * sess)
+{
+  switch (server->config.scheduler) {
+    case MTCP_SCHEDULER_DYNAMIC:
+      pump_dynamic (server, sess);
+      break;
+    case MTCP_SCHEDULER_ROUND_ROBIN:
+      pump_round_robin (server, sess);
+      break;
+    case MTCP_SCHEDULER_STATIC:
+      pump_static (server, sess);
+      break;
+  }
+  g_cond_broadcast (&server->cond);
+}
+
+void
+server_pump_all (MtcpServer * server)
+{
+  GList *l, *next;
+  for (l = server->sessions; l; l = next) {
+    next = l->next;
+    server_pump_session (server, l->data);
+  }
+}
+
+static gboolean
+pump_all_cb (gpointer data)
+{
+  MtcpServer *server = data;
+
+  g_atomic_int_set (&server->wake_pending, 0);
+  if (!server->running)
+    return G_SOURCE_REMOVE;     /* stopping */
+  g_mutex_lock (&server->lock);
+  server_pump_all (server);
+  server_reap (server);
+  server_unlock (server);
+  return G_SOURCE_REMOVE;
+}
+
+void
+server_wake (MtcpServer * server)
+{
+  if (server->io.context && g_atomic_int_compare_and_exchange
+      (&server->wake_pending, 0, 1))
+    g_main_context_invoke (server->io.context, pump_all_cb, server);
+}
+
+/* What a connection holds unsent waits for its own rate: on a slow one
+ * (a few hundred kbit/s on a lossy path) 64 kB is most of a second, which
+ * frames spend there instead of in the shared queue, where any connection
+ * could take them. So the mark follows one congestion window. */
+void
+server_follow_cwnd_with_lowat (MtcpServer * server, ServerConn * sc)
+{
+  guint32 want;
+
+  if (sc->lowat == 0 || sc->info.snd_cwnd == 0 || sc->info.snd_mss == 0)
+    return;
+  want = CLAMP ((guint64) sc->info.snd_cwnd * sc->info.snd_mss, LOWAT_MIN,
+      MAX (server->config.notsent_lowat, LOWAT_MIN));
+  if (want != sc->lowat &&
+      mtcp_tcp_set_notsent_lowat (mtcp_connection_get_socket (sc->conn),
+          want)) {
+    GST_LOG ("connection %u: unsent mark %u (cwnd %u x %u)", sc->id, want,
+        sc->info.snd_cwnd, sc->info.snd_mss);
+    sc->lowat = want;
+  }
+}
+
+/* server->lock held. The transit of the session's fastest connection
+ * (0: none, or nothing known yet). */
+gint64
+server_session_transit_us (ServerSession * sess)
+{
+  gint64 best = G_MAXINT64;
+  guint i;
+
+  for (i = 0; i < sess->conns->len; i++) {
+    ServerConn *sc = g_ptr_array_index (sess->conns, i);
+    best = MIN (best, conn_transit_us (sc));
+  }
+  return best == G_MAXINT64 ? 0 : best;
+}
