@@ -230,6 +230,10 @@ gint64 server_session_transit_us (ServerSession * sess);
 void server_hedge_stuck_frame (MtcpServer * server, ServerSession * sess,
     const MtcpFeedback * fb, gint64 now);
 gboolean server_on_deadline_watch (gpointer data);
+/* @sc has gone silent (no ACK for two RTTs, 200 ms at least, with data in
+ * flight) while another connection of @sess is heard: its path is gone
+ * for now; by the TCP_INFO last read. */
+gboolean server_conn_dark (ServerSession * sess, const ServerConn * sc);
 
 /* mtcpserverstats.c: the uplinks' stats, a GST_TYPE_ARRAY of "path"
  * structures into @array (uninitialised). */

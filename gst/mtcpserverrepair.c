@@ -223,6 +223,37 @@ server_hedge_stuck_frame (MtcpServer * server, ServerSession * sess,
  * soonest (session_spread_copies). The receiver
  * keeps whichever arrives first. Without the receiver's word, so in time
  * for short budgets; bounded by copy_overhead_percent. */
+/* How long without an ACK, with data in flight, makes @sc dark: two RTTs
+ * and four variations, HEDGE_MIN_WAIT_US at least. By the TCP_INFO last
+ * read. */
+static gboolean
+conn_silent (const ServerConn * sc)
+{
+  gint64 quiet = MAX (HEDGE_MIN_WAIT_US, 2 * (gint64) sc->info.rtt_us +
+      4 * (gint64) sc->info.rttvar_us);
+
+  return sc->info.unacked > 0 &&
+      (gint64) sc->info.last_ack_recv_ms * 1000 > quiet;
+}
+
+/* @holder is silent while another of the session's connections is heard
+ * (by their TCP_INFO as last read): a path that went away, not a path
+ * that is slow or an outage of every path (copies then only queue). */
+gboolean
+server_conn_dark (ServerSession * sess, const ServerConn * holder)
+{
+  guint i;
+
+  if (!conn_silent (holder))
+    return FALSE;
+  for (i = 0; i < sess->conns->len; i++) {
+    const ServerConn *other = g_ptr_array_index (sess->conns, i);
+    if (other != holder && !conn_silent (other) && other->info.rtt_us > 0)
+      return TRUE;
+  }
+  return FALSE;
+}
+
 static void
 copy_frames_near_deadline (MtcpServer * server, ServerSession * sess,
     gint64 now)
@@ -242,15 +273,21 @@ copy_frames_near_deadline (MtcpServer * server, ServerSession * sess,
       gboolean closed;
       guint n;
 
+      gboolean dark;
+
       first = mtcp_connection_first_due (holder->conn);
       if (first == G_MAXINT64 || !mtcp_repair_budget_can_spend (sess->repair))
         continue;
-      /* a copy takes the same path: the holder's RTT stands for its */
-      lead = DEADLINE_COPY_SLACK_US + holder->info.rtt_us / 2;
-      if (first + sess->latency_us - lead > now)
-        continue;
       mtcp_tcp_info_read (mtcp_connection_get_socket (holder->conn),
           &holder->info);
+      /* a connection that went dark while others are heard (its modem
+       * lost coverage): everything it holds goes to the others now, not
+       * frame by frame at each deadline */
+      dark = server_conn_dark (sess, holder);
+      /* a copy takes the same path: the holder's RTT stands for its */
+      lead = DEADLINE_COPY_SLACK_US + holder->info.rtt_us / 2;
+      if (!dark && first + sess->latency_us - lead > now)
+        continue;
       /* stuck: repairing a loss, or no ACK (not even a duplicate) for
        * longer than an RTO would be without the kernel's 200 ms floor,
        * and the oldest unacknowledged write older than that: what it
@@ -262,7 +299,8 @@ copy_frames_near_deadline (MtcpServer * server, ServerSession * sess,
           (gint64) holder->info.last_ack_recv_ms * 1000 < stale)
         continue;
       copies = mtcp_connection_copy_frames_due (holder->conn,
-          holder->info.bytes_acked, now - stale, now - sess->latency_us + lead);
+          holder->info.bytes_acked, now - stale, dark ? G_MAXINT64 :
+          now - sess->latency_us + lead);
       copies = session_pay_for_copies (sess, copies, &taken);
       for (l = copies; l; l = l->next) {
         MtcpOutFrame *f = l->data;
@@ -278,10 +316,11 @@ copy_frames_near_deadline (MtcpServer * server, ServerSession * sess,
       mtcp_repair_budget_refund (sess->repair, taken - bytes);
       sess->frames_copied += n;
       sess->bytes_copied += bytes;
-      GST_DEBUG ("session %s: %u frames (%" G_GSIZE_FORMAT " bytes) near "
-          "their deadline on connection %u (rtt %u ms, %u lost) copied to "
-          "the others", sess->id_str, n, bytes, holder->id,
-          holder->info.rtt_us / 1000, holder->info.lost);
+      GST_DEBUG ("session %s: %u frames (%" G_GSIZE_FORMAT " bytes) %s "
+          "on connection %u (rtt %u ms, %u lost, no ACK for %u ms) copied to "
+          "the others", sess->id_str, n, bytes, dark ? "held" :
+          "near their deadline", holder->id, holder->info.rtt_us / 1000,
+          holder->info.lost, holder->info.last_ack_recv_ms);
       if (closed)
         return;                 /* the lists changed under us */
     }

@@ -101,6 +101,10 @@ conn_ready (MtcpServer * server, ServerConn * sc)
     mtcp_connection_want_write (sc->conn, TRUE);
     return FALSE;
   }
+  /* a path gone dark takes nothing more: what it holds goes to the
+   * others (mtcpserverrepair.c), new frames go there at once */
+  if (sc->session && server_conn_dark (sc->session, sc))
+    return FALSE;
   if (conn_would_deliver_late (server, sc)) {
     sc->session->gated++;
     return FALSE;

@@ -129,7 +129,8 @@ def cellular_seed(kind):
 
 # issue 26's bonding set (--grid bonding): the camera bonds its modems, the
 # sink dialing over every link's device (_bond: the receiver listens)
-BONDING_SYSTEMS = ["multitcp-default_bond", "rist", "rist-broadcast", "srt",
+BONDING_SYSTEMS = ["multitcp-default_bond", "multitcp-encoder_bond", "rist",
+                   "rist-broadcast", "srt",
                    "tcp"]
 BONDING_SECONDS = 60
 # cellular-like traces on each link, a walk around 6 Mbit/s (the generator
