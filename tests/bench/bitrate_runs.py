@@ -102,6 +102,46 @@ def clairvoyant_mbps(trace, most_mbps, budget_s, start_s, end_s, dt=0.01):
     return made / (end_s - start_s)
 
 
+def fixed_rate_late_bound(traces, mbps, budget_s, start_s, end_s, dt=0.01,
+                          dark=()):
+    """The least fraction of a fixed @mbps stream made over [start_s,
+    end_s) that any sender must deliver late (or drop) over links whose
+    capacities are @traces (their sum; (start, end) seconds in @dark take
+    the second link's away): a fluid FIFO served at the sum, each byte due
+    @budget_s after it was made, the oldest dropped when it can no longer
+    make it (with one deadline for all, dropping the oldest first is the
+    best any schedule does). Capacity as the traces give it, IP bytes: a
+    bound from below."""
+    def rate_at(trace, t):
+        if t >= trace["period_ms"] / 1000:
+            return 0.0
+        r = 0.0
+        for start, rate in trace["rate_series"]:
+            if start / 1000 > t:
+                break
+            r = rate
+        return r
+    queue, made, late = [], 0.0, 0.0    # queue: [made_at, Mbit left]
+    t = start_s
+    while t < end_s + budget_s:
+        if t < end_s:
+            queue.append([t, mbps * dt])
+            made += mbps * dt
+        cap = sum(rate_at(tr, t) for k, tr in enumerate(traces)
+                  if not (k == 1 and any(a <= t < b for a, b in dark))) * dt
+        while queue and queue[0][0] + budget_s < t:
+            late += queue.pop(0)[1]
+        while queue and cap > 0:
+            take = min(cap, queue[0][1])
+            queue[0][1] -= take
+            cap -= take
+            if queue[0][1] <= 1e-12:
+                queue.pop(0)
+        t += dt
+    late += sum(q[1] for q in queue)
+    return late / max(made, 1e-9)
+
+
 def changes_per_minute(tx):
     rates = tx.get("rates") or []
     if len(rates) < 2:
