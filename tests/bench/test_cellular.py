@@ -250,4 +250,29 @@ burst = {"rate_series": [[0, 10.0], [1000, 1.0]], "period_ms": 20000}
 check(bitrate_runs.clairvoyant_mbps(burst, 4.0, 0.5, 0, 10) < 1.7,
       "a burst of capacity before the stream could fill it is lost")
 
+# the least-late bound of a fixed-rate stream over summed links
+# (bitrate_runs.fixed_rate_late_bound): two 3 Mbit/s links carry a 4
+# Mbit/s stream whole; one alone, dark 2 s of 10 with a 1 s budget, loses
+# what its second of darkness beyond the budget holds; a cut of link 1
+# counts like its outage
+two = [{"rate_series": [[0, 3.0]], "period_ms": 20000}] * 2
+check(bitrate_runs.fixed_rate_late_bound(two, 4.0, 1.0, 0, 10) < 1e-6,
+      "two links with room: nothing late")
+one_dark = [{"rate_series": [[0, 6.0], [4000, 0.0], [6000, 6.0]],
+             "period_ms": 20000}]
+lb = bitrate_runs.fixed_rate_late_bound(one_dark, 4.0, 1.0, 0, 10)
+check(0.08 < lb < 0.12, f"2 s dark, 1 s budget: about 1 s of 10 late "
+      f"({lb:.3f})")
+lb3 = bitrate_runs.fixed_rate_late_bound(one_dark, 4.0, 3.0, 0, 10)
+check(lb3 < 1e-6, f"the same with 3 s of budget: nothing ({lb3:.3f})")
+cut4 = bitrate_runs.fixed_rate_late_bound(two, 4.0, 1.0, 0, 10,
+                                          dark=((2.0, 6.0),))
+cut6 = bitrate_runs.fixed_rate_late_bound(two, 4.0, 1.0, 0, 10,
+                                          dark=((2.0, 8.0),))
+# the other link's shortfall (1 Mbit/s) queues; a byte waits what is ahead
+# of it at 3 Mbit/s until the cut ends, then at 6: a 4 s cut stays within
+# the budget, a 6 s one does not (about 2 Mbit of 40 late)
+check(cut4 < 0.005 and 0.03 < cut6 < 0.08, f"one of two links cut: 4 s "
+      f"within the budget ({cut4:.4f}), 6 s not ({cut6:.3f})")
+
 f.exit()
