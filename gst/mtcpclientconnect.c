@@ -377,38 +377,32 @@ client_setup_tls (MtcpClient * client, GError ** error)
 gboolean
 client_parse_local_addresses (MtcpClient * client, GError ** error)
 {
-  gchar **tokens;
-  guint i;
+  GPtrArray *items = mtcp_connector_split_list (client->config.local_addresses);
   GSocketFamily family = g_socket_address_get_family (client->address);
+  gboolean ok = TRUE;
+  guint i;
 
-  if (client->config.local_addresses == NULL)
-    return TRUE;
-  tokens = g_strsplit (client->config.local_addresses, ",", -1);
   client->locals = g_ptr_array_new_with_free_func (g_object_unref);
-  for (i = 0; tokens[i]; i++) {
-    gchar *text = g_strstrip (tokens[i]);
-    GInetAddress *ip;
+  for (i = 0; i < items->len && ok; i++) {
+    const gchar *text = g_ptr_array_index (items, i);
+    GInetAddress *ip = g_inet_address_new_from_string (text);
 
-    if (*text == 0)
-      continue;
-    ip = g_inet_address_new_from_string (text);
     if (ip == NULL || g_inet_address_get_family (ip) != family) {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
           "local-addresses: \"%s\" is not an %s address", text,
           family == G_SOCKET_FAMILY_IPV6 ? "IPv6" : "IPv4");
-      g_clear_object (&ip);
-      g_strfreev (tokens);
-      return FALSE;
+      ok = FALSE;
+    } else {
+      g_ptr_array_add (client->locals, g_inet_socket_address_new (ip, 0));
     }
-    g_ptr_array_add (client->locals, g_inet_socket_address_new (ip, 0));
-    g_object_unref (ip);
+    g_clear_object (&ip);
   }
-  g_strfreev (tokens);
-  if (client->locals->len == 0)
+  g_ptr_array_unref (items);
+  if (!ok || client->locals->len == 0)
     g_clear_pointer (&client->locals, g_ptr_array_unref);
   else
     client->n_paths = MIN (client->locals->len, MTCP_MAX_PATHS);
-  return TRUE;
+  return ok;
 }
 
 /* A TCP socket bound to local address @local (-1: the kernel's choice). */

@@ -168,8 +168,8 @@ on_rest_over (gpointer data)
 }
 
 /* One comma-separated list into its trimmed, non-empty items. */
-static GPtrArray *
-split_list (const gchar * list)
+GPtrArray *
+mtcp_connector_split_list (const gchar * list)
 {
   GPtrArray *items = g_ptr_array_new_with_free_func (g_free);
   gchar **tokens;
@@ -204,8 +204,8 @@ gboolean
 mtcp_connector_set_uplinks (MtcpConnector * c, const gchar * local_addresses,
     const gchar * interfaces, GError ** error)
 {
-  GPtrArray *addrs = split_list (local_addresses);
-  GPtrArray *devs = split_list (interfaces);
+  GPtrArray *addrs = mtcp_connector_split_list (local_addresses);
+  GPtrArray *devs = mtcp_connector_split_list (interfaces);
   GSocketFamily family = c->address ?
       g_socket_address_get_family (c->address) : G_SOCKET_FAMILY_INVALID;
   guint i, n = MAX (addrs->len, devs->len);

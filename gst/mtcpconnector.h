@@ -50,6 +50,10 @@ void mtcp_connector_free (MtcpConnector * connector);
 gboolean mtcp_connector_set_uplinks (MtcpConnector * connector,
     const gchar * local_addresses, const gchar * interfaces, GError ** error);
 /* How many uplinks (1 without any set: the kernel's choice). */
+/* a property's comma-separated list of addresses or interfaces: its
+ * trimmed, non-empty items (g_free'd with the array) */
+GPtrArray *mtcp_connector_split_list (const gchar * list);
+
 guint mtcp_connector_n_uplinks (const MtcpConnector * connector);
 /* "wwan0", "10.0.1.2", "wwan0/10.0.1.2", or "default". */
 const gchar *mtcp_connector_uplink_name (const MtcpConnector * connector,

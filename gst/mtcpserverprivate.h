@@ -65,6 +65,7 @@ typedef struct {
   guint path;                   /* caller: the uplink it was dialed from */
   guint32 echo_rtt_us;          /* from REPORT echoes */
   MtcpTcpInfo info;
+  gint64 watch_read_us;         /* when the deadline watch last read info */
   gchar *congestion;
   gboolean retiring;            /* in sess->retiring: sends what it holds, then closes */
   guint64 retiring_sent;        /* its bytes_sent when it last made progress, */

@@ -23,6 +23,10 @@ GST_DEBUG_CATEGORY (mtcp_server_repair_debug);
  * without an ACK, and since the oldest unacknowledged write, makes a
  * connection stuck */
 #define STUCK_MIN_VAR_US (50 * G_TIME_SPAN_MILLISECOND)
+/* how often the deadline watch (every 10 ms) reads TCP_INFO of a
+ * connection whose oldest frame is not yet near its deadline, to see it
+ * go dark: a quarter of HEDGE_MIN_WAIT_US */
+#define DARK_READ_PERIOD_US (50 * G_TIME_SPAN_MILLISECOND)
 
 /* The connection of @sess that holds @seq, active or retiring. */
 static ServerConn *
@@ -278,14 +282,19 @@ copy_frames_near_deadline (MtcpServer * server, ServerSession * sess,
       first = mtcp_connection_first_due (holder->conn);
       if (first == G_MAXINT64 || !mtcp_repair_budget_can_spend (sess->repair))
         continue;
-      mtcp_tcp_info_read (mtcp_connection_get_socket (holder->conn),
-          &holder->info);
+      /* a copy takes the same path: the holder's RTT stands for its */
+      lead = DEADLINE_COPY_SLACK_US + holder->info.rtt_us / 2;
+      if (first + sess->latency_us - lead <= now ||
+          now - holder->watch_read_us >= DARK_READ_PERIOD_US) {
+        mtcp_tcp_info_read (mtcp_connection_get_socket (holder->conn),
+            &holder->info);
+        holder->watch_read_us = now;
+        lead = DEADLINE_COPY_SLACK_US + holder->info.rtt_us / 2;
+      }
       /* a connection that went dark while others are heard (its modem
        * lost coverage): everything it holds goes to the others now, not
        * frame by frame at each deadline */
       dark = server_conn_dark (sess, holder);
-      /* a copy takes the same path: the holder's RTT stands for its */
-      lead = DEADLINE_COPY_SLACK_US + holder->info.rtt_us / 2;
       if (!dark && first + sess->latency_us - lead > now)
         continue;
       /* stuck: repairing a loss, or no ACK (not even a duplicate) for
