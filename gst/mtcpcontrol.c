@@ -33,6 +33,7 @@ struct _MtcpControl {
   guint32 least_rtt_us;         /* the lowest RTT any REPORT gave */
   guint wanted;
   gint64 interval_start_us;
+  gboolean join_interval_done;  /* the first, the join burst, is skipped */
   guint64 interval_bytes_mark;
   guint64 interval_backlog;     /* most bytes the sink held back for us */
   gdouble target_Bps;
@@ -299,6 +300,15 @@ mtcp_control_tick (MtcpControl * ctl, const MtcpControlSnapshot * snap)
   ctl->interval_backlog = 0;
   if (ctl->target_Bps <= 0)
     return FALSE;               /* the sink has not measured the stream yet */
+  if (!ctl->join_interval_done) {
+    /* what the sink had queued for the new session left at once: a burst
+     * that, smoothed in as the rate, keeps the windows at their least for
+     * seconds while the path is short */
+    ctl->join_interval_done = TRUE;
+    GST_DEBUG ("first interval (%.0f B/s) is the join burst: not a sample",
+        sample);
+    return FALSE;
+  }
   for (i = 0; i < snap->n_conns; i++)
     ready += snap->conns[i].ready;
 

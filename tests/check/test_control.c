@@ -327,6 +327,33 @@ GST_START_TEST (test_windows_follow_the_target)
 
 GST_END_TEST;
 
+/* The first interval of a session holds the join burst (what the sink had
+ * queued for it leaves at once): taken as the stream's rate, the windows
+ * shrink to their least and stay there for seconds while the smoothed rate
+ * decays, though the path is short of the target (Fig. 9 with a listening
+ * receiver met this). */
+GST_START_TEST (test_join_burst_is_not_the_rate)
+{
+  MtcpControlConfig c = default_config ();
+  Trace t;
+  guint first;
+
+  c.window = MTCP_WINDOW_CONTROL_ADJUST;
+  trace_init (&t, &c, 5);
+  /* 720 kbit/s, 90 kB/s: 270 kB/s for the first 0.6 s (six RTTs) */
+  trace_run (&t, 0.62, 100, 270000, 720000, 0);
+  first = mtcp_control_window_sum (t.ctl);
+  /* then the path carries 60% of it, with frames waiting at the sink */
+  trace_run (&t, 3.0, 100, 54000, 720000, 200000);
+  fail_unless (mtcp_control_window_sum (t.ctl) > MAX (first, 5),
+      "windows did not grow within 3 s: %u -> %u (%s)", first,
+      mtcp_control_window_sum (t.ctl), mtcp_control_window_reason (t.ctl));
+  fail_unless (mtcp_control_measured_bitrate (t.ctl) < 720000);
+  mtcp_control_free (t.ctl);
+}
+
+GST_END_TEST;
+
 /* Values no real sink reports (the transport clamps them, see
  * sanitize_report) keep the count within its bounds */
 GST_START_TEST (test_extreme_reports_stay_bounded)
@@ -392,6 +419,7 @@ control_suite (void)
   tcase_add_test (tc, test_rtt_control_follows_the_queue);
   tcase_add_test (tc, test_congestion_control_adds_when_short);
   tcase_add_test (tc, test_windows_follow_the_target);
+  tcase_add_test (tc, test_join_burst_is_not_the_rate);
   tcase_add_test (tc, test_extreme_reports_stay_bounded);
   tcase_add_test (tc, test_split_over_paths);
   return s;

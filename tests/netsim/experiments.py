@@ -17,6 +17,7 @@ import csv
 import json
 import os
 import random
+import statistics
 import subprocess
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -427,8 +428,9 @@ def fig9(args):
         variants = [v for v in variants
                     if v[0] in args.only or v[0].split()[0] in args.only]
 
-    def run(label, opts, listen):
-        name = "fig9-" + label.split()[0] + ("-listen" if listen else "")
+    def run(label, opts, listen, repeat=0):
+        name = "fig9-" + label.split()[0] + ("-listen" if listen else "") + \
+            (f"-r{repeat}" if repeat else "")
         print(f"running {name}", flush=True)
         summary, rows, _ = run_variant(path, name, {
             "name": name, "sender": sender_for(listen),
@@ -439,7 +441,18 @@ def fig9(args):
             "buffers-skipped", 0)
         mean = summary["phases"][0]["delivered_kbps"] if summary["phases"] \
             else 0
-        return f"{stops} | {late:.0f} | {mean:.0f}"
+        return stops, late, mean
+
+    def cells(runs):
+        """stops, late or skipped, kbit/s: one run as is, several as the
+        median and [least-most]"""
+        out = []
+        for k, fmt in enumerate(("{:.0f}", "{:.0f}", "{:.0f}")):
+            vals = sorted(r[k] for r in runs)
+            med = fmt.format(statistics.median(vals))
+            out.append(med if len(vals) == 1 else
+                       f"{med} [{fmt.format(vals[0])}-{fmt.format(vals[-1])}]")
+        return " | ".join(out)
 
     if args.both_ways:
         # issue 25: the same experiment with either end dialing, the two
@@ -462,9 +475,16 @@ def fig9(args):
                  "| connections | dials: stops | late or skipped | kbit/s | "
                  "listens: stops | late or skipped | kbit/s |",
                  "|---|---:|---:|---:|---:|---:|---:|"]
+        if args.repeats > 1:
+            lines[-2:-2] = [f"{args.repeats} runs per variant and way (the "
+                            "two ways alternating): medians, [least-most].",
+                            ""]
         for label, opts in variants:
-            lines.append(f"| {label} | {run(label, opts, False)} | "
-                         f"{run(label, opts, True)} |")
+            dial, listen = [], []
+            for r in range(args.repeats):
+                dial.append(run(label, opts, False, r))
+                listen.append(run(label, opts, True, r))
+            lines.append(f"| {label} | {cells(dial)} | {cells(listen)} |")
         lines.append("")
         write_section(os.path.join(DOCS, "control.md"), heading,
                       "\n".join(lines))
@@ -881,6 +901,8 @@ def main():
     ap.add_argument("--both-ways", action="store_true",
                     help="fig9: each variant with the receiver dialing, then "
                     "listening (the sink dialing it)")
+    ap.add_argument("--repeats", type=int, default=1,
+                    help="fig9 --both-ways: runs per variant and way")
     ap.add_argument("--ns2", action="store_true",
                     help="fig4udp, udpbulk: " + NS2_NOTE)
     ap.add_argument("--fq-rate", help="udpbulk: iperf3 --fq-rate, which "
