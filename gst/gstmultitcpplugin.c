@@ -5,6 +5,9 @@
 
 #include "gstmultitcpsink.h"
 #include "gstmultitcpsrc.h"
+#ifdef HAVE_MULTITCP_HTTP
+#include "gstmultitcphttpsrc.h"
+#endif
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -15,6 +18,12 @@ plugin_init (GstPlugin * plugin)
       GST_TYPE_MULTI_TCP_SINK);
   ok &= gst_element_register (plugin, "multitcpsrc", GST_RANK_NONE,
       GST_TYPE_MULTI_TCP_SRC);
+#ifdef HAVE_MULTITCP_HTTP
+  /* below souphttpsrc: GST_PLUGIN_FEATURE_RANK raises it for playbin and
+   * hlsdemux */
+  ok &= gst_element_register (plugin, "multitcphttpsrc", GST_RANK_NONE,
+      GST_TYPE_MULTI_TCP_HTTP_SRC);
+#endif
   return ok;
 }
 

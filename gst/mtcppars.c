@@ -5,6 +5,7 @@
 #include "mtcppars.h"
 
 #include <math.h>
+#include <string.h>
 
 guint
 mtcp_pars_connections (gdouble rate_bps, gdouble rtt_s, gdouble loss,
@@ -33,4 +34,76 @@ mtcp_pars_loss_known (gdouble segments, gdouble losses)
 {
   return segments >= PARS_MIN_SEGMENTS || (losses >= PARS_MIN_LOSSES &&
       segments >= PARS_MIN_SEGMENTS_LOSSY);
+}
+
+gboolean
+mtcp_pars_fit_shared_link (guint n_a, gdouble x_a, guint n_b, gdouble x_b,
+    gdouble * capacity, gdouble * others)
+{
+  gdouble den;
+
+  if (n_a == 0 || n_b <= n_a || x_a <= 0 || x_b <= 0)
+    return FALSE;
+  if (x_b <= x_a) {
+    *others = 0;
+    *capacity = MAX (x_a, x_b);
+    return TRUE;
+  }
+  den = n_b * x_a - n_a * x_b;
+  /* within 5% of scaling with the count: no shared limit in sight */
+  if (den <= 0.05 * n_b * x_a)
+    return FALSE;
+  *others = n_a * n_b * (x_b - x_a) / den;
+  *capacity = x_a * (n_a + *others) / n_a;
+  return TRUE;
+}
+
+guint
+mtcp_pars_connections_for_share (gdouble others, gdouble share, guint n_min,
+    guint n_max)
+{
+  gdouble n;
+
+  if (others <= 0 || share <= 0)
+    return n_min;
+  if (share >= 1)
+    return n_max;
+  n = ceil (share * others / (1 - share) - 1e-9);
+  return (guint) CLAMP (n, n_min, n_max);
+}
+
+void
+mtcp_pars_probe_init (MtcpParsProbe * probe, guint n_max, gdouble share)
+{
+  memset (probe, 0, sizeof (*probe));
+  probe->n_max = MAX (n_max, 1);
+  probe->share = share;
+}
+
+guint
+mtcp_pars_probe_next (const MtcpParsProbe * probe)
+{
+  if (probe->count)
+    return probe->count;
+  if (probe->n_last == 0)
+    return 1;
+  return MIN (probe->n_last * 2, probe->n_max);
+}
+
+void
+mtcp_pars_probe_note (MtcpParsProbe * probe, guint n, gdouble rate)
+{
+  if (probe->count || rate <= 0)
+    return;
+  if (probe->n_last && n > probe->n_last &&
+      mtcp_pars_fit_shared_link (probe->n_last, probe->x_last, n, rate,
+          &probe->capacity, &probe->others)) {
+    probe->count = mtcp_pars_connections_for_share (probe->others,
+        probe->share, 1, probe->n_max);
+    return;
+  }
+  probe->n_last = n;
+  probe->x_last = rate;
+  if (n >= probe->n_max)
+    probe->count = probe->n_max;        /* still scaling at the cap */
 }

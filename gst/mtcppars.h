@@ -19,6 +19,40 @@ guint mtcp_pars_connections (gdouble rate_bps, gdouble rtt_s, gdouble loss,
  * segments, or 10 losses in 200. */
 gboolean mtcp_pars_loss_known (gdouble segments, gdouble losses);
 
+/* Eqs. 1-3, for a shared bottleneck of capacity C carrying M other
+ * flows: n connections get X_n = n C / (n + M). From X_a over n_a
+ * connections and X_b over n_b > n_a (Eq. 3 is n_a = 1, n_b = 2):
+ * M = n_a n_b (X_b - X_a) / (n_b X_a - n_a X_b), C = X_a (n_a + M) / n_a.
+ * FALSE when the second count scaled the rate by n_b / n_a or more: no
+ * shared limit seen yet, measure with more. X_b <= X_a: the connections
+ * alone fill the link (M = 0, C the larger). */
+gboolean mtcp_pars_fit_shared_link (guint n_a, gdouble x_a, guint n_b,
+    gdouble x_b, gdouble * capacity, gdouble * others);
+
+/* Eq. 1 solved for n: the fewest connections that get @share of the
+ * link next to @others flows, within [n_min, n_max]. */
+guint mtcp_pars_connections_for_share (gdouble others, gdouble share,
+    guint n_min, guint n_max);
+
+/* How a download picks its count with Eq. 3 (multitcphttpsrc
+ * connections=0): the first chunk over one connection, the second over
+ * two, then, while the rate still scales with the count, twice as many
+ * each chunk up to n_max; once Eq. 3 fits, the count Eq. 1 gives. */
+typedef struct {
+  guint n_max;
+  gdouble share;
+  guint n_last;                 /* the count of the last chunk noted */
+  gdouble x_last;               /* its rate */
+  guint count;                  /* 0 while measuring */
+  gdouble capacity, others;     /* the fit, once made */
+} MtcpParsProbe;
+
+void mtcp_pars_probe_init (MtcpParsProbe * probe, guint n_max, gdouble share);
+/* The count for the next chunk. */
+guint mtcp_pars_probe_next (const MtcpParsProbe * probe);
+/* A chunk fetched over @n connections at @rate (bytes/s). */
+void mtcp_pars_probe_note (MtcpParsProbe * probe, guint n, gdouble rate);
+
 G_END_DECLS
 
 #endif

@@ -6,6 +6,8 @@
 #include "mtcpmultfrc.h"
 #include "mtcppars.h"
 
+#include <math.h>
+
 static void
 expect_windows (MtcpAdjustWindow * aw, const guint * want, guint n)
 {
@@ -144,9 +146,11 @@ GST_START_TEST (test_adjust_conn_steps)
   /* rose, but by less than beta from the new reference */
   fail_unless_equals_int (mtcp_adjust_conn_update (&ac, 3.0, 90, 100, TRUE), 0);
   /* rose by more than beta but the target is met: keep */
-  fail_unless_equals_int (mtcp_adjust_conn_update (&ac, 3.6, 110, 100, TRUE), 0);
+  fail_unless_equals_int (mtcp_adjust_conn_update (&ac, 3.6, 110, 100, TRUE),
+      0);
   /* fell by more than beta and over the target: one fewer */
-  fail_unless_equals_int (mtcp_adjust_conn_update (&ac, 1.2, 110, 100, TRUE), -1);
+  fail_unless_equals_int (mtcp_adjust_conn_update (&ac, 1.2, 110, 100, TRUE),
+      -1);
   /* at or over cf but the sender had nothing queued: the windows are
    * idle, not the path congested (after a congestion episode): keep */
   fail_unless_equals_int (mtcp_adjust_conn_update (&ac, 9.0, 10, 100,
@@ -211,6 +215,68 @@ GST_START_TEST (test_pars_model)
 
 GST_END_TEST;
 
+/* Eqs. 1-3: the fit recovers C and M from two counts of an Eq. 1 link,
+ * and the probe steps 1, 2 (then 4, 8 while the rate scales) to the count
+ * Eq. 1 gives for the share. */
+static gdouble
+eq1 (guint n, gdouble c, gdouble m)
+{
+  return n * c / (n + m);
+}
+
+GST_START_TEST (test_pars_shared_link_fit)
+{
+  gdouble c = 0, m = 0;
+  MtcpParsProbe probe;
+
+  fail_unless (mtcp_pars_fit_shared_link (1, eq1 (1, 1.25e6, 3), 2,
+          eq1 (2, 1.25e6, 3), &c, &m));
+  fail_unless (fabs (c - 1.25e6) < 1 && fabs (m - 3) < 1e-6, "C %f M %f", c, m);
+  fail_unless (mtcp_pars_fit_shared_link (2, eq1 (2, 1e6, 5), 4,
+          eq1 (4, 1e6, 5), &c, &m));
+  fail_unless (fabs (c - 1e6) < 1 && fabs (m - 5) < 1e-6);
+  /* a second connection that doubled the rate: no shared limit seen */
+  fail_if (mtcp_pars_fit_shared_link (1, 1e5, 2, 2e5, &c, &m));
+  /* one that added nothing: the link is ours alone */
+  fail_unless (mtcp_pars_fit_shared_link (1, 1e6, 2, 0.98e6, &c, &m));
+  fail_unless (m == 0 && c == 1e6);
+  fail_if (mtcp_pars_fit_shared_link (2, 1e6, 2, 1e6, &c, &m));
+  fail_if (mtcp_pars_fit_shared_link (1, 0, 2, 1e6, &c, &m));
+
+  /* 80% of the link next to M others: n >= 4 M */
+  fail_unless_equals_int (mtcp_pars_connections_for_share (1, 0.8, 1, 8), 4);
+  fail_unless_equals_int (mtcp_pars_connections_for_share (0.3, 0.8, 1, 8), 2);
+  fail_unless_equals_int (mtcp_pars_connections_for_share (0, 0.8, 1, 8), 1);
+  fail_unless_equals_int (mtcp_pars_connections_for_share (5, 0.8, 1, 8), 8);
+
+  /* M = 1: 1 then 2 connections, then 4 */
+  mtcp_pars_probe_init (&probe, 8, 0.8);
+  fail_unless_equals_int (mtcp_pars_probe_next (&probe), 1);
+  mtcp_pars_probe_note (&probe, 1, eq1 (1, 1e6, 1));
+  fail_unless_equals_int (mtcp_pars_probe_next (&probe), 2);
+  mtcp_pars_probe_note (&probe, 2, eq1 (2, 1e6, 1));
+  fail_unless_equals_int (mtcp_pars_probe_next (&probe), 4);
+  fail_unless (fabs (probe.others - 1) < 1e-6);
+  /* each connection loss-limited (rate scales with n) up to the cap of 8 */
+  mtcp_pars_probe_init (&probe, 8, 0.8);
+  mtcp_pars_probe_note (&probe, 1, 1e5);
+  mtcp_pars_probe_note (&probe, 2, 2e5);
+  fail_unless_equals_int (mtcp_pars_probe_next (&probe), 4);
+  mtcp_pars_probe_note (&probe, 4, 4e5);
+  fail_unless_equals_int (mtcp_pars_probe_next (&probe), 8);
+  mtcp_pars_probe_note (&probe, 8, 8e5);
+  fail_unless_equals_int (mtcp_pars_probe_next (&probe), 8);
+  /* scaling, then a shared limit at 4: fitted from the 2 and 4 chunks */
+  mtcp_pars_probe_init (&probe, 8, 0.8);
+  mtcp_pars_probe_note (&probe, 1, 1e5);
+  mtcp_pars_probe_note (&probe, 2, 2e5);
+  mtcp_pars_probe_note (&probe, 4, 2.5e5);
+  fail_unless (probe.count >= 1 && probe.count <= 8);
+  fail_unless (probe.capacity > 2.5e5);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_pars_loss_known)
 {
   /* a clean path: 500 segments */
@@ -239,6 +305,7 @@ controllers_suite (void)
   tcase_add_test (tc, test_multfrc_iiad);
   tcase_add_test (tc, test_pars_model);
   tcase_add_test (tc, test_pars_loss_known);
+  tcase_add_test (tc, test_pars_shared_link_fit);
   return s;
 }
 
