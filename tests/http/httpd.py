@@ -80,11 +80,15 @@ def make_certificate(folder):
 
 
 class Nginx:
-    def __init__(self, root, host="127.0.0.1", tls=True, prefix=None):
+    def __init__(self, root, host="127.0.0.1", tls=True, prefix=None,
+                 port=None):
+        """@prefix: a command nginx runs under (["ip", "netns", "exec",
+        NS] for a namespace's address, then give @port: free_port binds
+        here)."""
         self.root = os.path.abspath(root)
         self.host = host
         self.dir = tempfile.mkdtemp(prefix="mtcp-nginx-")
-        self.port = free_port(host)
+        self.port = port or free_port(host)
         self.tls_port = free_port(host) if tls else None
         self.proc = None
         self.prefix = prefix or []
