@@ -342,6 +342,7 @@ gst_multi_tcp_http_src_start (GstBaseSrc * src)
   }
   /* a size not said (chunked encoding): no ranges to split */
   self->one_connection = self->size == G_MAXUINT64;
+  self->ranges_said = ranges;
   return TRUE;
 }
 
@@ -364,8 +365,11 @@ gst_multi_tcp_http_src_unlock (GstBaseSrc * src)
 {
   GstMultiTcpHttpSrc *self = GST_MULTI_TCP_HTTP_SRC (src);
 
+  /* under the object lock: stop () frees the fetcher under it */
+  GST_OBJECT_LOCK (self);
   if (self->fetch)
     mtcp_http_fetch_set_flushing (self->fetch, TRUE);
+  GST_OBJECT_UNLOCK (self);
   return TRUE;
 }
 
@@ -374,8 +378,10 @@ gst_multi_tcp_http_src_unlock_stop (GstBaseSrc * src)
 {
   GstMultiTcpHttpSrc *self = GST_MULTI_TCP_HTTP_SRC (src);
 
+  GST_OBJECT_LOCK (self);
   if (self->fetch)
     mtcp_http_fetch_set_flushing (self->fetch, FALSE);
+  GST_OBJECT_UNLOCK (self);
   return TRUE;
 }
 
@@ -384,7 +390,9 @@ gst_multi_tcp_http_src_is_seekable (GstBaseSrc * src)
 {
   GstMultiTcpHttpSrc *self = GST_MULTI_TCP_HTTP_SRC (src);
 
-  return self->fetch && !self->one_connection;
+  /* random access (pull mode, seeks) only where the server said it takes
+   * ranges: a 200 after qtdemux jumped to the index could not go back */
+  return self->fetch && !self->one_connection && self->ranges_said;
 }
 
 static gboolean
@@ -403,6 +411,10 @@ gst_multi_tcp_http_src_do_seek (GstBaseSrc * src, GstSegment * segment)
 {
   GstMultiTcpHttpSrc *self = GST_MULTI_TCP_HTTP_SRC (src);
 
+  if (segment->rate < 0) {
+    GST_WARNING_OBJECT (self, "cannot read backwards (rate %f)", segment->rate);
+    return FALSE;
+  }
   if (self->one_connection && segment->start != self->stream_pos) {
     GST_WARNING_OBJECT (self, "cannot seek to %" G_GUINT64_FORMAT ": the "
         "server does not take ranges", segment->start);
@@ -421,7 +433,7 @@ static guint
 next_count (GstMultiTcpHttpSrc * self)
 {
   guint connections, n;
-  guint64 chunks;
+  guint64 chunks, bytes;
   gdouble rate;
 
   GST_OBJECT_LOCK (self);
@@ -429,10 +441,13 @@ next_count (GstMultiTcpHttpSrc * self)
   GST_OBJECT_UNLOCK (self);
   if (connections)
     return MIN (connections, MAX_CONNECTIONS);
-  rate = mtcp_http_fetch_last_rate (self->fetch, &n, &chunks);
+  rate = mtcp_http_fetch_last_rate (self->fetch, &n, &chunks, &bytes);
   if (chunks > self->chunks_noted) {
     self->chunks_noted = chunks;
-    mtcp_pars_probe_note (&self->probe, n, rate);
+    /* a small chunk (a resource's tail, a demuxer's read of an index)
+     * is mostly handshake and slow start: not a sample */
+    if (bytes >= MODEL_MIN_CHUNK)
+      mtcp_pars_probe_note (&self->probe, n, rate);
     if (self->probe.count)
       GST_INFO_OBJECT (self, "Eq. 3: C %.0f bit/s, M %.2f other flows: %u "
           "connections", self->probe.capacity * 8, self->probe.others,
@@ -458,11 +473,7 @@ start_chunk (GstMultiTcpHttpSrc * self, guint64 offset)
   chunk_size = MAX (self->chunk_size, MIN_CHUNK_SIZE);
   self->count = n;
   GST_OBJECT_UNLOCK (self);
-  end = MIN (offset + chunk_size, read_end (self));
-  /* a chunk of fewer bytes than the last one's parts tells the model
-   * nothing: it only finishes the resource */
-  if (end - offset < MODEL_MIN_CHUNK && self->probe.count == 0)
-    self->chunks_noted = G_MAXUINT64;
+  end = offset + MIN ((guint64) chunk_size, read_end (self) - offset);
   GST_DEBUG_OBJECT (self, "chunk %" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT
       " over %u connections", offset, end, n);
   mtcp_http_fetch_chunk (self->fetch, offset, end, n);
@@ -547,7 +558,6 @@ to_one_connection (GstMultiTcpHttpSrc * self)
       ("a range request was answered with 200"));
   self->one_connection = TRUE;
   self->stream_pos = 0;
-  self->stream_open = TRUE;
   if (!mtcp_http_fetch_open_stream (self->fetch, &err)) {
     if (g_error_matches (err, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
       g_error_free (err);
@@ -557,6 +567,7 @@ to_one_connection (GstMultiTcpHttpSrc * self)
     g_error_free (err);
     return GST_FLOW_ERROR;
   }
+  self->stream_open = TRUE;
   return GST_FLOW_OK;
 }
 
@@ -628,7 +639,8 @@ gst_multi_tcp_http_src_create (GstBaseSrc * src, guint64 offset,
         g_error_free (err);
         return GST_FLOW_ERROR;
     }
-    take = start + avail - pos;
+    /* never past the end or a seek's stop */
+    take = MIN (start + avail, end) - pos;
     if (pull)
       take = MIN (take, offset + length - pos);
     if (buf == NULL)

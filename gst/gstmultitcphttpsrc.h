@@ -42,6 +42,7 @@ struct _GstMultiTcpHttpSrc {
   guint64 size;                 /* G_MAXUINT64: unknown */
   guint64 stop;                 /* a seek's end, G_MAXUINT64: none */
   gboolean one_connection;      /* the server ignores ranges */
+  gboolean ranges_said;         /* the HEAD's Accept-Ranges: bytes */
   gboolean stream_open;         /* one connection: its GET was sent */
   guint64 stream_pos;           /* one connection: bytes read so far */
   MtcpParsProbe probe;          /* connections=0 */

@@ -65,6 +65,8 @@ struct _MtcpHttpFetch {
   GError *error;                /* why the chunk failed */
   gboolean flushing;
   gboolean stopping;
+  guint64 size;                 /* from the HEAD, G_MAXUINT64: unknown */
+  guint64 last_bytes;           /* of the last whole chunk */
   guint64 chunks, bytes, asked_again;
 
   /* the one-connection fallback, used from the element's thread */
@@ -123,6 +125,10 @@ mtcp_http_fetch_new (const gchar * uri, const MtcpHttpFetchConfig * config,
       "max-conns-per-host", MTCP_HTTP_MAX_PARTS + 2, NULL);
   if (config->user_agent)
     soup_session_set_user_agent (f->session, config->user_agent);
+  /* byte ranges count the bytes on the wire: a decoder that inflated a
+   * compressed 206 would place other bytes there */
+  soup_session_remove_feature_by_type (f->session, SOUP_TYPE_CONTENT_DECODER);
+  f->size = G_MAXUINT64;
   f->cancellable = g_cancellable_new ();
   f->stream_cancellable = g_cancellable_new ();
   return f;
@@ -244,7 +250,10 @@ mtcp_http_fetch_head (MtcpHttpFetch * f, guint64 * size, gboolean * ranges,
     return FALSE;
   } else {
     h = soup_message_get_response_headers (msg);
-    if (soup_message_headers_get_encoding (h) == SOUP_ENCODING_CONTENT_LENGTH)
+    /* a length no file has (a hostile server's) is no length */
+    if (soup_message_headers_get_encoding (h) == SOUP_ENCODING_CONTENT_LENGTH
+        && soup_message_headers_get_content_length (h) >= 0 &&
+        soup_message_headers_get_content_length (h) < ((goffset) 1 << 53))
       *size = soup_message_headers_get_content_length (h);
     accept = soup_message_headers_get_list (h, "Accept-Ranges");
     *ranges = accept && soup_header_contains (accept, "bytes");
@@ -253,6 +262,7 @@ mtcp_http_fetch_head (MtcpHttpFetch * f, guint64 * size, gboolean * ranges,
   g_mutex_lock (&f->lock);
   g_uri_unref (f->uri);
   f->uri = g_uri_ref (soup_message_get_uri (msg));
+  f->size = *size;
   g_mutex_unlock (&f->lock);
   GST_INFO ("%s: size %" G_GUINT64_FORMAT ", ranges %s", uri, *size,
       *ranges ? "yes" : "not said");
@@ -283,6 +293,15 @@ fail_chunk (MtcpHttpFetch * f, GError * error)
     g_error_free (error);
   g_cancellable_cancel (f->cancellable);
   g_cond_broadcast (&f->cond);
+}
+
+/* no Content-Encoding, or identity: the range counts these bytes */
+static gboolean
+identity_encoding (SoupMessage * msg)
+{
+  const gchar *e = soup_message_headers_get_one
+      (soup_message_get_response_headers (msg), "Content-Encoding");
+  return e == NULL || g_ascii_strcasecmp (e, "identity") == 0;
 }
 
 /* Reads one 206's body into @part's tail. Returns the bytes it took; sets
@@ -346,8 +365,7 @@ fetch_part (Worker * w, guint generation, GCancellable * cancellable)
     guint status;
 
     g_mutex_lock (&f->lock);
-    if (generation != f->generation ||
-        g_cancellable_is_cancelled (cancellable)) {
+    if (generation != f->generation || g_cancellable_is_cancelled (cancellable)) {
       g_mutex_unlock (&f->lock);
       break;
     }
@@ -416,6 +434,7 @@ fetch_part (Worker * w, guint generation, GCancellable * cancellable)
       set_status_error (&err, msg, uri);
       g_clear_error (&last);
       last = err;
+      err = NULL;
       /* a server error may pass; anything else will not */
       if (!SOUP_STATUS_IS_SERVER_ERROR (status)) {
         g_mutex_lock (&f->lock);
@@ -426,14 +445,17 @@ fetch_part (Worker * w, guint generation, GCancellable * cancellable)
     } else if ((cr = soup_message_headers_get_one
             (soup_message_get_response_headers (msg), "Content-Range")) ==
         NULL || !mtcp_http_parse_content_range (cr, &got_range, &total) ||
-        got_range.first != ask.first || got_range.last > ask.last) {
+        got_range.first != ask.first || got_range.last > ask.last ||
+        (total != G_MAXUINT64 && f->size != G_MAXUINT64 && total != f->size) ||
+        !identity_encoding (msg)) {
       /* a range that is not where it was asked cannot be placed */
       g_clear_error (&last);
       g_mutex_lock (&f->lock);
       fail_chunk (f, g_error_new (MTCP_HTTP_ERROR, MTCP_HTTP_ERROR_BAD_RANGE,
               "%s: asked bytes %" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT
-              ", got Content-Range \"%s\"", uri, ask.first, ask.last,
-              cr ? cr : "(none)"));
+              " of %" G_GUINT64_FORMAT ", got Content-Range \"%s\" (a "
+              "resource that changed, or not the bytes asked)", uri,
+              ask.first, ask.last, f->size, cr ? cr : "(none)"));
       g_mutex_unlock (&f->lock);
     } else {
       took = read_body (f, part, body, got_range.last - got_range.first + 1,
@@ -505,6 +527,7 @@ worker_main (gpointer data)
           mtcp_http_chunk_start (f->chunk);
       f->last_rate = took > 0 ? len * (gdouble) G_USEC_PER_SEC / took : 0;
       f->last_parts = mtcp_http_chunk_n_parts (f->chunk);
+      f->last_bytes = len;
       f->chunks++;
       GST_DEBUG ("chunk %" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT " in %"
           G_GINT64_FORMAT " ms over %u parts: %.0f B/s",
@@ -524,12 +547,16 @@ mtcp_http_fetch_chunk (MtcpHttpFetch * f, guint64 start, guint64 end, guint n)
   guint i, parts;
 
   g_mutex_lock (&f->lock);
-  /* the chunk before: its workers stop and let go of it */
-  g_cancellable_cancel (f->cancellable);
+  /* the chunk before: its workers stop and let go of it; a whole one's
+   * finish their responses, so their connections stay open */
+  if (f->chunk == NULL || !mtcp_http_chunk_complete (f->chunk))
+    g_cancellable_cancel (f->cancellable);
   while (f->running > 0)
     g_cond_wait (&f->cond, &f->lock);
   g_object_unref (f->cancellable);
   f->cancellable = g_cancellable_new ();
+  if (f->flushing)
+    g_cancellable_cancel (f->cancellable);      /* asked for after a flush */
   mtcp_http_chunk_free (f->chunk);
   f->chunk = mtcp_http_chunk_new (start, end, n);
   g_clear_error (&f->error);
@@ -624,12 +651,15 @@ mtcp_http_fetch_wait (MtcpHttpFetch * f, guint64 until,
 }
 
 gdouble
-mtcp_http_fetch_last_rate (MtcpHttpFetch * f, guint * n, guint64 * chunks)
+mtcp_http_fetch_last_rate (MtcpHttpFetch * f, guint * n, guint64 * chunks,
+    guint64 * bytes)
 {
   gdouble rate;
 
   g_mutex_lock (&f->lock);
   rate = f->last_rate;
+  if (bytes)
+    *bytes = f->last_bytes;
   if (n)
     *n = f->last_parts;
   if (chunks)

@@ -65,9 +65,10 @@ gboolean mtcp_http_fetch_covers (MtcpHttpFetch * fetch, guint64 offset);
 MtcpHttpWait mtcp_http_fetch_wait (MtcpHttpFetch * fetch, guint64 until,
     const guint8 ** data, guint64 * start, guint64 * avail, GError ** error);
 /* bytes/s of the last whole chunk, from its requests to its last byte;
- * 0 before the first; @n its parts, @chunks how many were whole so far */
+ * 0 before the first; @n its parts, @bytes its length, @chunks how many
+ * were whole so far */
 gdouble mtcp_http_fetch_last_rate (MtcpHttpFetch * fetch, guint * n,
-    guint64 * chunks);
+    guint64 * chunks, guint64 * bytes);
 
 /* unblocks mtcp_http_fetch_wait and cancels what is in flight */
 void mtcp_http_fetch_set_flushing (MtcpHttpFetch * fetch, gboolean flushing);

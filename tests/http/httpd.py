@@ -10,7 +10,8 @@ that cuts a chosen response mid-body.
 
 Locations: /norange/ answers every Range with 200 (max_ranges 0),
 /moved answers 302 to /data/file.bin, /slow/ sends at 2 Mbit/s a
-connection.
+connection, /refused/ and /busy/ answer a HEAD but every range request
+with 403 and 503.
 """
 
 import os
@@ -54,6 +55,8 @@ http {{
     location /norange/ {{ max_ranges 0; }}
     location = /moved {{ return 302 /data/file.bin; }}
     location /slow/ {{ limit_rate 256k; }}
+    location /refused/ {{ if ($http_range) {{ return 403; }} }}
+    location /busy/ {{ if ($http_range) {{ return 503; }} }}
   }}
 }}
 """

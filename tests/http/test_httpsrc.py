@@ -105,6 +105,10 @@ def make_files(root):
                 os.path.join(root, "norange", "file.bin"))
     shutil.copy(os.path.join(root, "data", "odd.bin"),
                 os.path.join(root, "slow", "odd.bin"))
+    for d in ("refused", "busy"):
+        os.makedirs(os.path.join(root, d))
+        shutil.copy(os.path.join(root, "data", "odd.bin"),
+                    os.path.join(root, d, "odd.bin"))
     return files
 
 
@@ -177,6 +181,19 @@ def test_redirect_and_errors(web, files):
     got, err, _ = fetch(f"http://127.0.0.1:{httpd.free_port()}/x", 2,
                         "timeout=3")
     check(err is not None, f"nobody listening: an error ({err})")
+    # the HEAD passes, the range requests are refused: every part fails
+    url = web.url("/refused/odd.bin")
+    got, err, _ = fetch(url, 4)
+    check(err is not None and "Not authorized" in err and url in err,
+          f"403 to the parts: an element error naming the URL ({err})")
+    web.clear_log()
+    got, err, _ = fetch(web.url("/busy/odd.bin"), 4, "retries=2")
+    asked = [r for r in web.requests() if r["status"] == 503]
+    # the first part out of attempts fails the chunk, the others stop
+    check(err is not None and "503" in err and "after 3 attempts" in err
+          and 4 < len(asked) <= 4 * 3,
+          f"503 to the parts: asked again twice (retries=2), then an "
+          f"error ({len(asked)} requests; {err})")
 
 
 def test_no_ranges(web, files):
@@ -220,7 +237,8 @@ def test_cut(web, files):
 
 def test_seek(web, files):
     data = files["file.bin"]
-    for start, stop in [(1234567, -1), (100, 2000000), (3000000, 3000100)]:
+    for start, stop in [(1234567, -1), (100, 2000000), (3000000, 3000100),
+                        (100, 2000)]:
         pipe = Gst.parse_launch(
             f"multitcphttpsrc location={web.url('/data/file.bin')} "
             "connections=4 chunk-size=500000 ! appsink name=sink sync=false")
