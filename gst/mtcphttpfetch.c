@@ -365,7 +365,8 @@ fetch_part (Worker * w, guint generation, GCancellable * cancellable)
     guint status;
 
     g_mutex_lock (&f->lock);
-    if (generation != f->generation || g_cancellable_is_cancelled (cancellable)) {
+    if (generation != f->generation ||
+        g_cancellable_is_cancelled (cancellable)) {
       g_mutex_unlock (&f->lock);
       break;
     }
