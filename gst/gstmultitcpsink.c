@@ -92,6 +92,10 @@ enum {
   PROP_RETRY,
   PROP_URI,
   PROP_WAIT_FOR_CONNECTION,
+  PROP_TRANSFER_CONTROL,
+  PROP_FRIENDLY_ALPHA,
+  PROP_FRIENDLY_BETA,
+  PROP_FRIENDLY_GAMMA,
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -114,6 +118,27 @@ gst_multi_tcp_scheduler_get_type (void)
   if (g_once_init_enter (&type))
     g_once_init_leave (&type, g_enum_register_static ("GstMultiTcpScheduler",
             values));
+  return type;
+}
+
+#define GST_TYPE_MULTI_TCP_TRANSFER_CONTROL \
+  (gst_multi_tcp_transfer_control_get_type ())
+static GType
+gst_multi_tcp_transfer_control_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {MTCP_TRANSFER_GREEDY, "As fast as the connections take it", "greedy"},
+    {MTCP_TRANSFER_NETWORK_FRIENDLY, "Per RTT what the receiver's playout "
+          "buffer needs against the congestion level (seed 004, Eqs. 1-8)",
+        "network-friendly"},
+    {MTCP_TRANSFER_BURST, "A first burst, then fixed blocks with pauses "
+          "(YouTube-like (i), the baseline)", "burst"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstMultiTcpTransferControl", values));
   return type;
 }
 
@@ -176,6 +201,10 @@ gst_multi_tcp_sink_init (GstMultiTcpSink * self)
   self->host = g_strdup (DEFAULT_HOST);
   self->port = DEFAULT_PORT;
   self->scheduler = DEFAULT_SCHEDULER;
+  self->transfer_control = MTCP_TRANSFER_GREEDY;
+  self->friendly.alpha_s = MTCP_FRIENDLY_DEFAULT_ALPHA_S;
+  self->friendly.beta = MTCP_FRIENDLY_DEFAULT_BETA;
+  self->friendly.gamma = MTCP_FRIENDLY_DEFAULT_GAMMA;
   self->max_session_bytes = DEFAULT_MAX_SESSION_BYTES;
   self->max_session_lag = DEFAULT_MAX_SESSION_LAG;
   self->notsent_lowat = DEFAULT_NOTSENT_LOWAT;
@@ -302,6 +331,18 @@ gst_multi_tcp_sink_set_property (GObject * object, guint prop_id,
       break;
     case PROP_COPY_OVERHEAD:
       self->copy_overhead = g_value_get_uint (value);
+      break;
+    case PROP_TRANSFER_CONTROL:
+      self->transfer_control = g_value_get_enum (value);
+      break;
+    case PROP_FRIENDLY_ALPHA:
+      self->friendly.alpha_s = g_value_get_double (value);
+      break;
+    case PROP_FRIENDLY_BETA:
+      self->friendly.beta = g_value_get_double (value);
+      break;
+    case PROP_FRIENDLY_GAMMA:
+      self->friendly.gamma = g_value_get_double (value);
       break;
     case PROP_PASSPHRASE:
       g_free (self->passphrase);
@@ -469,6 +510,18 @@ gst_multi_tcp_sink_get_property (GObject * object, guint prop_id,
       break;
     case PROP_COPY_OVERHEAD:
       g_value_set_uint (value, self->copy_overhead);
+      break;
+    case PROP_TRANSFER_CONTROL:
+      g_value_set_enum (value, self->transfer_control);
+      break;
+    case PROP_FRIENDLY_ALPHA:
+      g_value_set_double (value, self->friendly.alpha_s);
+      break;
+    case PROP_FRIENDLY_BETA:
+      g_value_set_double (value, self->friendly.beta);
+      break;
+    case PROP_FRIENDLY_GAMMA:
+      g_value_set_double (value, self->friendly.gamma);
       break;
     case PROP_TLS:
       g_value_set_boolean (value, self->tls);
@@ -706,6 +759,9 @@ gst_multi_tcp_sink_start (GstBaseSink * bsink)
   config.host = g_strdup (self->host);
   config.port = self->port;
   config.scheduler = self->scheduler;
+  config.transfer = self->transfer_control;
+  config.friendly = self->friendly;
+  mtcp_burst_params_default (&config.burst);
   config.limits = limits_locked (self);
   config.notsent_lowat = self->notsent_lowat;
   config.congestion_control = g_strdup (self->congestion_control);
@@ -1116,6 +1172,46 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
           "this percentage of the stream together (0 = none; read when the "
           "sink starts)", 0, 100,
           DEFAULT_COPY_OVERHEAD, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:transfer-control:
+   *
+   * How a session fed by a non-live upstream (a file) is paced: `greedy`
+   * sends as fast as the connections take it (bounded by the queue);
+   * `network-friendly` passes each connection per RTT what the
+   * receiver's playout buffer needs against the path's congestion level
+   * (seed 004: its share of the playback rate, measured from the PTS, and
+   * of the playout buffer the receiver reports), leaving the rest of the
+   * link to other traffic; `burst` is the baseline that paper compares
+   * with (80 MB at once, then 2.2 MB blocks at 128 kB per RTT with 1.5 s
+   * pauses). A live upstream is paced by its encoder: the property does
+   * nothing there. Read when the sink starts.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_TRANSFER_CONTROL,
+      g_param_spec_enum ("transfer-control", "Transfer control",
+          "Pacing of a non-live upstream (a file): greedy, network-friendly "
+          "(seed 004: per RTT what the receiver's playout buffer needs) or "
+          "burst (a first burst, then fixed blocks); nothing for a live "
+          "upstream", GST_TYPE_MULTI_TCP_TRANSFER_CONTROL,
+          MTCP_TRANSFER_GREEDY, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_FRIENDLY_ALPHA,
+      g_param_spec_double ("friendly-alpha", "Friendly alpha",
+          "network-friendly: seconds of past loss events whose congestion "
+          "levels set the buffer targets (the paper's alpha)", 1, 86400,
+          MTCP_FRIENDLY_DEFAULT_ALPHA_S,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_FRIENDLY_BETA,
+      g_param_spec_double ("friendly-beta", "Friendly beta",
+          "network-friendly: weight of a new RTT in its moving average "
+          "(the paper's beta)", 0.01, 1, MTCP_FRIENDLY_DEFAULT_BETA,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_FRIENDLY_GAMMA,
+      g_param_spec_double ("friendly-gamma", "Friendly gamma",
+          "network-friendly: RTT_max is the mean RTT plus this many "
+          "deviations (the paper's gamma)", 0, 10,
+          MTCP_FRIENDLY_DEFAULT_GAMMA,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
           "Sessions and connections: bytes and buffers sent and dropped, "
@@ -1138,4 +1234,5 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
       GST_DEBUG_FUNCPTR (gst_multi_tcp_sink_unlock_stop);
 
   gst_type_mark_as_plugin_api (GST_TYPE_MULTI_TCP_SCHEDULER, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_MULTI_TCP_TRANSFER_CONTROL, 0);
 }

@@ -51,6 +51,8 @@ struct _GstMultiTcpSink {
   guint session_timeout;
   guint idle_timeout;
   guint copy_overhead;           /* %, copies ahead of deadlines */
+  MtcpTransferControl transfer_control;
+  MtcpFriendlyParams friendly;
   gchar *passphrase;
   gchar *stream_id;
   gchar *local_addresses;       /* caller: uplinks to dial from */

@@ -23,6 +23,8 @@ GST_DEBUG_CATEGORY (mtcp_client_debug);
 #define GST_CAT_DEFAULT mtcp_client_debug
 
 #define REORDER_WINDOW (1 << 20)
+/* buffers the playout buffer keeps apart (beyond, the oldest merge) */
+#define PLAYOUT_ENTRIES 8192
 /* a restarted sink is found within about a second */
 #define MAX_BACKOFF_MS 1000
 /* a connection that closes sooner after opening counts as a failed try */
@@ -119,6 +121,7 @@ mtcp_client_new (const MtcpClientConfig * config,
   client->stats_data = user_data;
   g_mutex_init (&client->lock);
   g_cond_init (&client->cond);
+  client->playout = mtcp_playout_new (PLAYOUT_ENTRIES);
   client->reorder = mtcp_reorder_new (REORDER_WINDOW,
       (GDestroyNotify) client_item_free);
   client->callers = mtcp_caller_queue_new ();
@@ -138,6 +141,7 @@ mtcp_client_free (MtcpClient * client)
   mtcp_client_stop (client);
   mtcp_auth_key_clear (&client->auth_key);
   mtcp_reorder_free (client->reorder);
+  mtcp_playout_free (client->playout);
   mtcp_time_map_free (client->time_map);
   mtcp_caller_queue_free (client->callers);
   g_clear_object (&client->sender_address);
@@ -494,6 +498,10 @@ build_stats (MtcpClient * client)
       "bytes-received", G_TYPE_UINT64, client->bytes_received,
       "buffers-received", G_TYPE_UINT64, client->buffers_received,
       "buffers-pushed", G_TYPE_UINT64, client->buffers_pushed,
+      "playout-bytes", G_TYPE_UINT64, mtcp_playout_bytes (client->playout,
+          mtcp_client_now ()) + mtcp_reorder_in_order_bytes (client->reorder),
+      "playout-time", G_TYPE_UINT64, mtcp_playout_time (client->playout,
+          mtcp_client_now ()),
       "bytes-pushed", G_TYPE_UINT64, client->bytes_pushed,
       "buffers-late", G_TYPE_UINT64, client->late,
       "buffers-skipped", G_TYPE_UINT64, rs.skipped,
@@ -772,6 +780,15 @@ mtcp_client_stop (MtcpClient * client)
   mtcp_connection_wait_orphaned_handshakes (client->io.context,
       &client->tls_orphans, STOP_HANDSHAKES_WAIT_US);
   mtcp_io_thread_clear (&client->io);
+}
+
+void
+mtcp_client_note_released (MtcpClient * client, GstClockTime due,
+    gsize bytes)
+{
+  g_mutex_lock (&client->lock);
+  mtcp_playout_push (client->playout, due, bytes);
+  g_mutex_unlock (&client->lock);
 }
 
 void

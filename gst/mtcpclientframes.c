@@ -247,6 +247,12 @@ client_send_feedback (MtcpClient * client, ClientConn * cc, gint64 now_us)
   fb.buffered_bytes = rs.bytes;
   fb.buffered_time = GST_CLOCK_TIME_IS_VALID (first) && first > now ?
       first - now : 0;
+  /* the playout buffer: released and not yet due, and what waits in order
+   * to be released (the element pushes one buffer at a time into a sink
+   * that syncs) */
+  fb.playout_bytes = mtcp_playout_bytes (client->playout, now) +
+      mtcp_reorder_in_order_bytes (client->reorder);
+  fb.playout_time = mtcp_playout_time (client->playout, now);
   if (cc->report_us) {
     fb.echo_sink_time_us = cc->report.sink_time_us;
     fb.echo_delay_us = now_us - cc->report_us;

@@ -15,6 +15,7 @@
 #include "mtcpconnection.h"
 #include "mtcpprotocol.h"
 #include "mtcpauth.h"
+#include "mtcpplayout.h"
 #include "mtcpreorder.h"
 #include "mtcpiothread.h"
 #include "mtcpconnector.h"
@@ -85,6 +86,7 @@ struct _MtcpClient {
   GMutex lock;
   GCond cond;                   /* new item, flushing, error */
   MtcpReorder *reorder;
+  MtcpPlayout *playout;         /* released downstream, not yet due */
   GList *conns;                 /* ClientConn* */
   GList *closed;                /* freed after the dispatch that closed them */
   guint next_index;

@@ -472,6 +472,8 @@ mtcp_write_feedback (guint8 * out, gsize out_size, const MtcpFeedback * fb)
   put_u64 (b + 32, fb->echo_delay_us);
   put_u32 (b + 40, fb->window_bytes);
   put_u32 (b + 44, 0);
+  put_u64 (b + 48, fb->playout_bytes);
+  put_u64 (b + 56, fb->playout_time);
   return MTCP_FEEDBACK_FRAME_SIZE;
 }
 
@@ -881,7 +883,7 @@ gboolean
 mtcp_parse_feedback (const guint8 * body, gsize size, MtcpFeedback * fb,
     gchar ** error)
 {
-  if (!check_size ("FEEDBACK", size, MTCP_FEEDBACK_SIZE, error))
+  if (!check_size ("FEEDBACK", size, MTCP_FEEDBACK_SIZE_MIN, error))
     return FALSE;
   fb->highest_in_order = get_u64 (body);
   fb->buffered_bytes = get_u64 (body + 8);
@@ -890,6 +892,9 @@ mtcp_parse_feedback (const guint8 * body, gsize size, MtcpFeedback * fb,
   fb->echo_delay_us = get_u64 (body + 32);
   fb->window_bytes = get_u32 (body + 40);
   fb->reserved = 0;
+  fb->playout_known = size >= MTCP_FEEDBACK_SIZE;
+  fb->playout_bytes = fb->playout_known ? get_u64 (body + 48) : 0;
+  fb->playout_time = fb->playout_known ? get_u64 (body + 56) : 0;
   return TRUE;
 }
 

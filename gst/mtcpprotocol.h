@@ -230,8 +230,15 @@ typedef struct {
   guint64 echo_delay_us;        /* time between that REPORT's arrival and this FEEDBACK */
   guint32 window_bytes;         /* receive window the receiver set, 0 = kernel default */
   guint32 reserved;
+  /* the playout buffer: stream released downstream and not yet due
+   * (seed 004's b_dst); a first-version receiver's FEEDBACK ends before */
+  guint64 playout_bytes;
+  guint64 playout_time;         /* ns */
+  gboolean playout_known;       /* not on the wire: the tail was there */
 } MtcpFeedback;
-#define MTCP_FEEDBACK_SIZE 48
+#define MTCP_FEEDBACK_SIZE 64
+/* the first version's FEEDBACK ended at reserved */
+#define MTCP_FEEDBACK_SIZE_MIN 48
 
 /* ---- writing: each returns the bytes written into @out ---- */
 gsize mtcp_write_header (guint8 out[MTCP_HEADER_SIZE], guint8 type,

@@ -46,6 +46,7 @@ struct _MtcpReorder
   guint8 released[HISTORY / 8];
   guint64 lowest_held;          /* valid when depth > 0 */
   guint64 run;                  /* held items contiguous from next_seq */
+  guint64 run_bytes;            /* and their bytes */
   gboolean discont_pending;     /* seqs skipped since the last release */
 
   GArray *ranges;               /* MtcpReorderRange, sorted, disjoint and
@@ -111,6 +112,7 @@ free_held (MtcpReorder * reorder)
   reorder->cost = 0;
   reorder->full = FALSE;
   reorder->run = 0;
+  reorder->run_bytes = 0;
 }
 
 void
@@ -267,10 +269,13 @@ mtcp_reorder_push (MtcpReorder * reorder, guint64 seq, GstClockTime deadline,
 
   /* extend the contiguous run at the head; amortised O(1) */
   if (offset == reorder->run) {
+    reorder->run_bytes += size;
     reorder->run++;
     while (reorder->run < reorder->capacity
-        && slot_at (reorder, reorder->run)->item != NULL)
+        && slot_at (reorder, reorder->run)->item != NULL) {
+      reorder->run_bytes += slot_at (reorder, reorder->run)->size;
       reorder->run++;
+    }
   }
 
   return MTCP_REORDER_ACCEPTED;
@@ -375,9 +380,12 @@ advance (MtcpReorder * reorder, guint64 count)
   reorder->discont_pending = TRUE;
   /* the run now starts at the new head: what the receiver acknowledges */
   reorder->run = 0;
+  reorder->run_bytes = 0;
   while (reorder->run < reorder->capacity &&
-      slot_at (reorder, reorder->run)->item != NULL)
+      slot_at (reorder, reorder->run)->item != NULL) {
+    reorder->run_bytes += slot_at (reorder, reorder->run)->size;
     reorder->run++;
+  }
 }
 
 /* Lowest held seq after releasing the head item. */
@@ -432,6 +440,7 @@ mtcp_reorder_pop (MtcpReorder * reorder, GstClockTime now, guint64 * seq,
       reorder->cost -= slot->size + MTCP_REORDER_ITEM_COST;
       reorder->stats.released++;
       reorder->run--;
+      reorder->run_bytes -= slot->size;
 
       if (seq)
         *seq = reorder->next_seq;
@@ -496,6 +505,13 @@ mtcp_reorder_highest_in_order (MtcpReorder * reorder)
 
   /* wraps to G_MAXUINT64 when next_seq == 0 and nothing is held there */
   return reorder->next_seq + reorder->run - 1;
+}
+
+guint64
+mtcp_reorder_in_order_bytes (MtcpReorder * reorder)
+{
+  g_return_val_if_fail (reorder != NULL, 0);
+  return reorder->run_bytes;
 }
 
 void

@@ -99,6 +99,10 @@ guint64 mtcp_reorder_highest_in_order (MtcpReorder * reorder);
 
 void mtcp_reorder_get_stats (MtcpReorder * reorder, MtcpReorderStats * stats);
 
+/* Bytes held in order from the next to release: ready to play, not held
+ * back by a gap. */
+guint64 mtcp_reorder_in_order_bytes (MtcpReorder * reorder);
+
 /* Deadline of the first held item, GST_CLOCK_TIME_NONE when empty: used to
  * report how much stream time is buffered. */
 GstClockTime mtcp_reorder_first_deadline (MtcpReorder * reorder);

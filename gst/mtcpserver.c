@@ -23,6 +23,9 @@ GST_DEBUG_CATEGORY (mtcp_server_debug);
 /* how often the sink looks for frames about to miss the receiver's
  * deadline (mtcpserverrepair.c) */
 #define DEADLINE_WATCH_MS 10
+/* connections a transfer control held back get their next round this
+ * often at least */
+#define TRANSFER_TIMER_MS 5
 /* a silence longer than this starts a new run of hearing from the peer */
 #define HEARING_GAP_US (G_USEC_PER_SEC)
 /* how long stopping waits for cancelled TLS handshakes to end */
@@ -59,9 +62,12 @@ mtcp_server_new (const MtcpServerConfig * config,
         "multitcp sink: what a session's path carries");
     GST_DEBUG_CATEGORY_INIT (mtcp_server_dial_debug, "multitcpdial", 0,
         "multitcp sink: dialing the receiver");
+    GST_DEBUG_CATEGORY_INIT (mtcp_server_transfer_debug, "multitcptransfer",
+        0, "multitcp sink: pacing a stored video's transfer");
     g_once_init_leave (&done, 1);
   }
   server->config = *config;
+  server->media_pts0 = GST_CLOCK_TIME_NONE;
   server->config.host = g_strdup (config->host);
   server->config.congestion_control = g_strdup (config->congestion_control);
   server->config.passphrase = g_strdup (config->passphrase);
@@ -308,6 +314,7 @@ server_reap (MtcpServer * server)
     ServerConn *sc = server->closed->data;
     server->closed = g_list_delete_link (server->closed, server->closed);
     g_free (sc->congestion);
+    mtcp_friendly_free (sc->friendly);
     g_free (sc);
   }
   for (l = server->sessions; l; l = next) {
@@ -795,6 +802,9 @@ mtcp_server_start (MtcpServer * server, GError ** error)
   if (server->config.copy_overhead_percent > 0)
     mtcp_io_thread_add_timeout (&server->io, DEADLINE_WATCH_MS,
         server_on_deadline_watch, server);
+  if (server->config.transfer != MTCP_TRANSFER_GREEDY)
+    mtcp_io_thread_add_timeout (&server->io, TRANSFER_TIMER_MS,
+        server_on_transfer_timer, server);
 
   server->flushing = FALSE;
   server->running = TRUE;
@@ -881,6 +891,7 @@ mtcp_server_push_buffer (MtcpServer * server, GstBuffer * buffer,
   mtcp_send_queue_push_buffer (server->queue, buffer, pts, dts, duration);
   server->live = live;
   server->rate_bytes += gst_buffer_get_size (buffer);
+  server_note_media (server, pts, gst_buffer_get_size (buffer));
   if (live)
     mtcp_send_queue_enforce_limits (server->queue);
   g_mutex_unlock (&server->lock);

@@ -7,6 +7,9 @@
 #define __MTCP_SERVER_H__
 
 #include <gst/gst.h>
+
+#include "mtcpfriendly.h"
+#include "mtcpburst.h"
 #include <gio/gio.h>
 
 #include "mtcpsendqueue.h"
@@ -15,6 +18,13 @@
 G_BEGIN_DECLS
 
 typedef struct _MtcpServer MtcpServer;
+
+/* How a session fed by a non-live upstream paces its transfer (seed 004) */
+typedef enum {
+  MTCP_TRANSFER_GREEDY,         /* as fast as the sockets take it */
+  MTCP_TRANSFER_NETWORK_FRIENDLY,       /* Eqs. 1-8: enough for playback */
+  MTCP_TRANSFER_BURST,          /* YouTube-like (i): a burst, then blocks */
+} MtcpTransferControl;
 
 typedef struct {
   gboolean caller;              /* dial host:port, where the receiver
@@ -48,6 +58,9 @@ typedef struct {
   gchar *local_addresses;       /* caller: uplinks to dial from, comma- */
   gchar *interfaces;            /* separated (see mtcpconnector.h); NULL */
   GTlsCertificate *tls_certificate;     /* TLS on every connection; NULL = none */
+  MtcpTransferControl transfer; /* non-live upstreams only */
+  MtcpFriendlyParams friendly;
+  MtcpBurstParams burst;
 } MtcpServerConfig;
 
 /* Called from the I/O thread when a peer misbehaves (the connection is

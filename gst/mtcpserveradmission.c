@@ -64,6 +64,7 @@ server_session_free (MtcpServer * server, ServerSession * sess)
   mtcp_send_queue_remove_session (server->queue, sess->qs);
   mtcp_repair_budget_free (sess->repair);
   mtcp_rate_estimate_free (sess->estimate);
+  mtcp_burst_free (sess->burst);
   g_ptr_array_unref (sess->conns);
   g_ptr_array_unref (sess->retiring);
   g_clear_object (&sess->peer_address);

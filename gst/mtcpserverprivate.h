@@ -13,6 +13,8 @@
 #define __MTCP_SERVER_PRIVATE_H__
 
 #include "mtcpserver.h"
+#include "mtcpfriendly.h"
+#include "mtcpburst.h"
 #include "mtcpconnection.h"
 #include "mtcpiothread.h"
 #include "mtcprepair.h"
@@ -29,6 +31,7 @@ GST_DEBUG_CATEGORY_EXTERN (mtcp_server_schedule_debug);
 GST_DEBUG_CATEGORY_EXTERN (mtcp_server_repair_debug);
 GST_DEBUG_CATEGORY_EXTERN (mtcp_server_path_debug);
 GST_DEBUG_CATEGORY_EXTERN (mtcp_server_dial_debug);
+GST_DEBUG_CATEGORY_EXTERN (mtcp_server_transfer_debug);
 
 /* warnings waiting for the lock to be released: a flood of bad peers
  * costs a count beyond this, not memory */
@@ -66,6 +69,8 @@ typedef struct {
   guint32 echo_rtt_us;          /* from REPORT echoes */
   MtcpTcpInfo info;
   gint64 watch_read_us;         /* when the deadline watch last read info */
+  MtcpFriendly *friendly;       /* transfer-control=network-friendly */
+  gint64 transfer_read_us;      /* when it last read info */
   gchar *congestion;
   gboolean retiring;            /* in sess->retiring: sends what it holds, then closes */
   guint64 retiring_sent;        /* its bytes_sent when it last made progress, */
@@ -109,6 +114,9 @@ struct _ServerSession {
   guint64 closed_written;       /* bytes_sent, bytes_received of its */
   guint64 closed_read;          /* connections that closed */
   GSocketAddress *peer_address; /* of the connection that opened it */
+  MtcpBurst *burst;             /* transfer-control=burst */
+  guint64 transfer_held;        /* times a connection had no room in its
+                                 * round (transfer control) */
 };
 
 struct _MtcpServer {
@@ -164,6 +172,11 @@ struct _MtcpServer {
   guint64 rate_bytes;
   gint64 rate_since_us;
   guint64 stream_bitrate;
+  /* the playback rate, bytes per second of PTS (mtcpservertransfer.c) */
+  GstClockTime media_pts0;
+  guint64 media_bytes;
+  gdouble media_rate_Bps;
+  gboolean transfer_held;       /* a connection waits for its next round */
 
   guint64 protocol_errors;
   guint64 refused;
@@ -224,6 +237,15 @@ void server_pump_all (MtcpServer * server);
 void server_wake (MtcpServer * server);
 void server_follow_cwnd_with_lowat (MtcpServer * server, ServerConn * sc);
 gint64 server_session_transit_us (ServerSession * sess);
+
+/* mtcpservertransfer.c, server->lock held but the timer's (no lock, it
+ * takes it). server_transfer_room: what @sc may pass to TCP now under the
+ * transfer control (G_MAXSIZE: no control); server_note_media: a buffer's
+ * PTS and size, for the playback rate. */
+gsize server_transfer_room (MtcpServer * server, ServerConn * sc, gint64 now);
+void server_transfer_sent (MtcpServer * server, ServerConn * sc, gsize bytes);
+gboolean server_on_transfer_timer (gpointer data);
+void server_note_media (MtcpServer * server, GstClockTime pts, gsize bytes);
 
 /* mtcpserverrepair.c. server_on_deadline_watch: the I/O thread's timer,
  * no lock held (it takes it). A hedge writes to the session's connections

@@ -105,6 +105,9 @@ conn_ready (MtcpServer * server, ServerConn * sc)
    * others (mtcpserverrepair.c), new frames go there at once */
   if (sc->session && server_conn_dark (sc->session, sc))
     return FALSE;
+  /* a stored video's transfer control: no room in this round */
+  if (server_transfer_room (server, sc, g_get_monotonic_time ()) == 0)
+    return FALSE;
   if (conn_would_deliver_late (server, sc)) {
     sc->session->gated++;
     return FALSE;
@@ -130,6 +133,7 @@ server_conn_hand (MtcpServer * server, ServerConn * sc, MtcpOutFrame * f)
   if (f->type == MTCP_FRAME_BUFFER && !f->resend)
     mtcp_repair_budget_earn (sc->session->repair, mtcp_out_frame_size (f),
         server->stream_bitrate);
+  server_transfer_sent (server, sc, mtcp_out_frame_size (f));
   mtcp_connection_queue (sc->conn, f);
 }
 
@@ -160,6 +164,10 @@ pump_dynamic (MtcpServer * server, ServerSession * sess)
       gsize run = 0, most = sc->lowat ? MIN (sc->lowat, PUMP_RUN_BYTES) :
           PUMP_RUN_BYTES;
       MtcpOutFrame *f = NULL;
+
+      /* no more than the transfer control's round has room for */
+      most = MIN (most, server_transfer_room (server, sc,
+              g_get_monotonic_time ()));
 
       while (run < most &&
           (f = mtcp_send_queue_take (server->queue, sess->qs)) != NULL) {

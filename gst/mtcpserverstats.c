@@ -20,8 +20,10 @@ append_structure (GValue * array, GstStructure * s)
 static GstStructure *
 conn_stats (ServerConn * sc)
 {
+  GstStructure *s;
+
   mtcp_tcp_info_read (mtcp_connection_get_socket (sc->conn), &sc->info);
-  return gst_structure_new ("connection",
+  s = gst_structure_new ("connection",
       "id", G_TYPE_UINT, sc->id,
       "peer", G_TYPE_STRING, mtcp_connection_get_peer (sc->conn),
       "bytes-sent", G_TYPE_UINT64, mtcp_connection_bytes_sent (sc->conn),
@@ -39,6 +41,16 @@ conn_stats (ServerConn * sc)
       "delivery-rate", G_TYPE_UINT64, sc->info.delivery_rate * 8,
       "feedback-rtt", G_TYPE_UINT, sc->echo_rtt_us, "congestion-control",
       G_TYPE_STRING, sc->congestion, NULL);
+  if (sc->friendly) {
+    /* transfer-control=network-friendly: its last round */
+    const MtcpFriendlyRound *r = mtcp_friendly_round (sc->friendly);
+    gst_structure_set (s, "apwnd", G_TYPE_UINT64, r->apwnd,
+        "congestion-level", G_TYPE_DOUBLE, r->cl,
+        "buffer-target", G_TYPE_DOUBLE, r->b_tgt,
+        "loss-events", G_TYPE_UINT, mtcp_friendly_loss_events (sc->friendly),
+        NULL);
+  }
+  return s;
 }
 
 /* how long without FEEDBACK makes an uplink's connections dark */
@@ -159,7 +171,7 @@ mtcp_server_get_stats (MtcpServer * server)
     GstStructure *ss;
     GPtrArray *lists[] = { sess->conns, sess->retiring };
     guint i, k;
-    guint64 highest = MTCP_TIME_NONE, buffered = 0;
+    guint64 highest = MTCP_TIME_NONE, buffered = 0, playout = 0;
     guint64 sess_written = sess->closed_written, sess_read = sess->closed_read;
 
     mtcp_send_queue_session_stats (server->queue, sess->qs, &qst);
@@ -179,6 +191,7 @@ mtcp_server_get_stats (MtcpServer * server)
                 sc->feedback.highest_in_order > highest))
           highest = sc->feedback.highest_in_order;
         buffered = sc->feedback.buffered_bytes;
+        playout = sc->feedback.playout_bytes;
       }
     }
     /* every byte of the session on the wire, retiring and closed
@@ -221,7 +234,9 @@ mtcp_server_get_stats (MtcpServer * server)
         "queue-time", G_TYPE_UINT64, qst.backlog_time,
         "receiver-highest-seq", G_TYPE_INT64,
         highest == MTCP_TIME_NONE ? (gint64) - 1 : (gint64) highest,
-        "receiver-buffered-bytes", G_TYPE_UINT64, buffered, NULL);
+        "receiver-buffered-bytes", G_TYPE_UINT64, buffered,
+        "receiver-playout-bytes", G_TYPE_UINT64, playout,
+        "transfer-held", G_TYPE_UINT64, sess->transfer_held, NULL);
     gst_structure_take_value (ss, "connections", &conns);
     append_structure (&sessions, ss);
   }
@@ -237,6 +252,7 @@ mtcp_server_get_stats (MtcpServer * server)
       "queue-buffers", G_TYPE_UINT64,
       mtcp_send_queue_get_length (server->queue),
       "stream-bitrate", G_TYPE_UINT64, server->stream_bitrate,
+      "playback-bitrate", G_TYPE_UINT64, (guint64) (server->media_rate_Bps * 8),
       "estimated-bitrate", G_TYPE_UINT64,
       weakest == G_MAXUINT64 ? (guint64) 0 : weakest,
       "connections-accepted", G_TYPE_UINT64, server->connections_accepted,

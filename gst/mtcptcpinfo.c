@@ -29,6 +29,7 @@ mtcp_tcp_info_read (GSocket * socket, MtcpTcpInfo * info)
     info->state = ti.tcpi_state;
     info->rtt_us = ti.tcpi_rtt;
     info->rttvar_us = ti.tcpi_rttvar;
+    info->rto_us = ti.tcpi_rto;
     info->snd_cwnd = ti.tcpi_snd_cwnd;
     info->snd_ssthresh = ti.tcpi_snd_ssthresh;
     info->snd_mss = ti.tcpi_snd_mss;

@@ -11,6 +11,7 @@ G_BEGIN_DECLS
 typedef struct {
   guint32 rtt_us;
   guint32 rttvar_us;
+  guint32 rto_us;               /* the retransmission timer now */
   guint32 min_rtt_us;
   guint32 snd_cwnd;             /* segments */
   guint32 snd_ssthresh;

@@ -364,7 +364,7 @@ GST_START_TEST (test_control_frames_roundtrip)
   guint64 seq;
   MtcpSkip skip = { 5, 9 }, skip_back;
   MtcpReport rep = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 }, rep_back;
-  MtcpFeedback fb = { 11, 12, 13, 14, 15, 16, 0 }, fb_back;
+  MtcpFeedback fb = { 11, 12, 13, 14, 15, 16, 0, 17, 18, FALSE }, fb_back;
   MtcpWelcome w = { {0}, 77, 1 << 20 }, w_back;
   MtcpRefuse refuse;
 
@@ -413,6 +413,15 @@ GST_START_TEST (test_control_frames_roundtrip)
   fail_unless (mtcp_parse_feedback (out + 8, MTCP_FEEDBACK_SIZE, &fb_back,
           &err));
   fail_unless_equals_uint64 (fb_back.echo_delay_us, 15);
+  fail_unless_equals_int (fb_back.window_bytes, 16);
+  fail_unless (fb_back.playout_known);
+  fail_unless_equals_uint64 (fb_back.playout_bytes, 17);
+  fail_unless_equals_uint64 (fb_back.playout_time, 18);
+  /* a receiver from before the playout buffer sends 48 bytes */
+  fail_unless (mtcp_parse_feedback (out + 8, MTCP_FEEDBACK_SIZE_MIN, &fb_back,
+          &err));
+  fail_if (fb_back.playout_known);
+  fail_unless_equals_uint64 (fb_back.playout_bytes, 0);
   fail_unless_equals_int (fb_back.window_bytes, 16);
 
   {
@@ -693,7 +702,7 @@ GST_START_TEST (test_truncated_bodies_rejected)
   REJECT (mtcp_parse_eos (body, 7, &seq, &err));
   REJECT (mtcp_parse_skip (body, 15, &s, &err));
   REJECT (mtcp_parse_report (body, MTCP_REPORT_SIZE_MIN - 1, &rep, &err));
-  REJECT (mtcp_parse_feedback (body, MTCP_FEEDBACK_SIZE - 1, &fb, &err));
+  REJECT (mtcp_parse_feedback (body, MTCP_FEEDBACK_SIZE_MIN - 1, &fb, &err));
   /* caps text with a NUL inside */
   body[10] = 'a';
   body[11] = 0;

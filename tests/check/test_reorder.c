@@ -146,6 +146,8 @@ GST_START_TEST (test_out_of_order)
   fail_unless_equals_uint64 (mtcp_reorder_highest_in_order (reorder),
       G_MAXUINT64);
   fail_unless_equals_uint64 (mtcp_reorder_first_deadline (reorder), 100);
+  /* held behind a gap: nothing ready to play */
+  fail_unless_equals_uint64 (mtcp_reorder_in_order_bytes (reorder), 0);
   expect_none (reorder, 0, 100);
 
   push (reorder, 1, 80, 0, MTCP_REORDER_ACCEPTED);
@@ -154,15 +156,19 @@ GST_START_TEST (test_out_of_order)
 
   push (reorder, 0, 70, 0, MTCP_REORDER_ACCEPTED);
   fail_unless_equals_uint64 (mtcp_reorder_highest_in_order (reorder), 1);
+  fail_unless_equals_uint64 (mtcp_reorder_in_order_bytes (reorder), 20);
   push (reorder, 2, 90, 0, MTCP_REORDER_ACCEPTED);
   fail_unless_equals_uint64 (mtcp_reorder_highest_in_order (reorder), 3);
   fail_unless_equals_uint64 (mtcp_reorder_first_deadline (reorder), 70);
+  fail_unless_equals_uint64 (mtcp_reorder_in_order_bytes (reorder), 40);
 
   expect_pop (reorder, 0, 0, FALSE);
+  fail_unless_equals_uint64 (mtcp_reorder_in_order_bytes (reorder), 30);
   expect_pop (reorder, 0, 1, FALSE);
   expect_pop (reorder, 0, 2, FALSE);
   expect_pop (reorder, 0, 3, FALSE);
   expect_none (reorder, 0, NONE);
+  fail_unless_equals_uint64 (mtcp_reorder_in_order_bytes (reorder), 0);
   fail_unless_equals_uint64 (get_stats (reorder).skipped, 0);
   fail_unless_equals_uint64 (get_stats (reorder).released, 4);
   mtcp_reorder_free (reorder);

@@ -1,0 +1,141 @@
+/* multitcpsink's transfer-control on a non-live upstream (seed 004), on
+ * loopback: sent greedily a stored stream runs far ahead of its playback,
+ * the receiver reports what it holds ahead (its playout buffer) and the
+ * sink sees it; either control loses nothing. How far network-friendly
+ * stays ahead is tests/netsim/test_transfer.py's: on loopback the MSS is
+ * 64 kB and the RTT 50 us, so its floor of one segment a round (5 ms at
+ * least) is 13 MB/s, above any stream here. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "mtcptestutil.h"
+
+/* 150 raw frames of 19 200 bytes at 30 fps: 5 s, 4.6 Mbit/s, from a file
+ * server: the sink does not sync to the clock */
+#define FRAMES 150
+#define FRAME_BYTES (160 * 120)
+
+typedef struct {
+  guint64 sent_at_2s;           /* the session's bytes sent 2 s in */
+  guint64 playout_at_2s;        /* the receiver's playout buffer then */
+  guint64 sink_saw_at_2s;       /* and what the sink's FEEDBACK said */
+  guint frames;                 /* buffers that reached the receiver's sink */
+} TransferRun;
+
+static void
+on_handoff (GstElement * sink, GstBuffer * buf, GstPad * pad, gpointer data)
+{
+  g_atomic_int_inc ((gint *) data);
+}
+
+static void
+run_transfer (const gchar * control, TransferRun * out)
+{
+  gchar *desc;
+  GstElement *send, *recv, *sink, *src, *fake;
+  GstBus *bus;
+  GstMessage *msg;
+  gint port, frames = 0;
+  GstStructure *st = NULL;
+  const GValue *sessions;
+
+  desc = g_strdup_printf ("videotestsrc is-live=false num-buffers=%d ! "
+      "video/x-raw,format=GRAY8,width=160,height=120,framerate=30/1 ! "
+      "multitcpsink name=sink port=0 sync=false transfer-control=%s", FRAMES,
+      control);
+  send = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  fail_unless (send != NULL);
+  sink = gst_bin_get_by_name (GST_BIN (send), "sink");
+  fail_unless (gst_element_set_state (send, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  g_object_get (sink, "current-port", &port, NULL);
+  fail_unless (port > 0);
+
+  /* the receiver renders in time: its playout buffer drains at the
+   * stream's rate */
+  desc = g_strdup_printf ("multitcpsrc name=src host=127.0.0.1 port=%d "
+      "connections=2 latency=1000 drift-correction=false ! "
+      "fakesink name=fake sync=true signal-handoffs=true", port);
+  recv = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  fail_unless (recv != NULL);
+  src = gst_bin_get_by_name (GST_BIN (recv), "src");
+  fake = gst_bin_get_by_name (GST_BIN (recv), "fake");
+  g_signal_connect (fake, "handoff", G_CALLBACK (on_handoff), &frames);
+  fail_unless (gst_element_set_state (recv, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+
+  wait_for_connections (sink, 1);
+  g_usleep (2 * G_USEC_PER_SEC);
+  g_object_get (sink, "stats", &st, NULL);
+  sessions = gst_structure_get_value (st, "sessions");
+  fail_unless (sessions && gst_value_array_get_size (sessions) == 1);
+  out->sent_at_2s = structure_unsigned (gst_value_get_structure
+      (gst_value_array_get_value (sessions, 0)), "bytes-sent");
+  out->sink_saw_at_2s = structure_unsigned (gst_value_get_structure
+      (gst_value_array_get_value (sessions, 0)), "receiver-playout-bytes");
+  gst_structure_free (st);
+  out->playout_at_2s = stats_uint64 (src, "playout-bytes");
+
+  bus = gst_element_get_bus (recv);
+  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
+      "%s: no EOS at the receiver", control);
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  out->frames = g_atomic_int_get (&frames);
+
+  gst_element_set_state (recv, GST_STATE_NULL);
+  gst_element_set_state (send, GST_STATE_NULL);
+  gst_object_unref (src);
+  gst_object_unref (fake);
+  gst_object_unref (sink);
+  gst_object_unref (recv);
+  gst_object_unref (send);
+}
+
+GST_START_TEST (test_playout_reported_nothing_lost)
+{
+  TransferRun greedy, friendly;
+  guint64 total = (guint64) FRAMES * FRAME_BYTES;
+
+  run_transfer ("greedy", &greedy);
+  run_transfer ("network-friendly", &friendly);
+  GST_INFO ("2 s in: greedy sent %" G_GUINT64_FORMAT " (playout %"
+      G_GUINT64_FORMAT ", the sink saw %" G_GUINT64_FORMAT
+      "), network-friendly %" G_GUINT64_FORMAT " (playout %"
+      G_GUINT64_FORMAT ")", greedy.sent_at_2s, greedy.playout_at_2s,
+      greedy.sink_saw_at_2s, friendly.sent_at_2s, friendly.playout_at_2s);
+  /* nothing lost either way */
+  fail_unless_equals_int (greedy.frames, FRAMES);
+  fail_unless_equals_int (friendly.frames, FRAMES);
+  /* greedy: the whole 5 s stream within 2 s */
+  fail_unless (greedy.sent_at_2s >= total * 9 / 10, "greedy sent %"
+      G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT, greedy.sent_at_2s, total);
+  /* 2 s in, about 3 s of it (2 s and the 1 s latency) is still to play:
+   * the receiver holds it and says so */
+  fail_unless (greedy.playout_at_2s >= total / 3 &&
+      greedy.playout_at_2s <= total, "playout %" G_GUINT64_FORMAT,
+      greedy.playout_at_2s);
+  fail_unless (greedy.sink_saw_at_2s >= total / 3,
+      "the sink saw a playout of %" G_GUINT64_FORMAT, greedy.sink_saw_at_2s);
+}
+
+GST_END_TEST;
+
+static Suite *
+transfer_elements_suite (void)
+{
+  Suite *s = suite_create ("transfer_elements");
+  TCase *tc = tcase_create ("general");
+
+  tcase_set_timeout (tc, 120);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_playout_reported_nothing_lost);
+  return s;
+}
+
+GST_CHECK_MAIN (transfer_elements);
