@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Sender and receiver of a live test pattern in one process, over several
 TCP connections on loopback; prints the receiver's stats messages."""
 import argparse

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Demo: a live test pattern, H.264-encoded, over 5 TCP connections on
 # loopback for 10 seconds; prints the receiver's stats once a second.
 set -euo pipefail

@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* What both elements share about who calls them, as srtsink and srtsrc
  * do: the caller-added, caller-removed, caller-rejected and
  * caller-connecting signals, and a failed dial or reconnect told on the

@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #ifndef __GST_MULTI_TCP_SINK_H__
 #define __GST_MULTI_TCP_SINK_H__
 

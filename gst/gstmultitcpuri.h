@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* What both elements share as GStreamer elements: the `mode` enum
  * (listener or caller) and applying a multitcp:// URI (mtcpuri.h) to an
  * element's properties, for their GstURIHandler. */

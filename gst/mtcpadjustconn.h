@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* MultiTCP AdjustNumConnections (Tullimas et al., Alg. 2, Sec. 4.2.2):
  * one connection more or fewer from the congestion ratio W_s/W_n, run
  * before AdjustWindowSize each interval (VariedConnVariedWinSize, Alg. 3). */

@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* MultiTCP AdjustWindowSize (Tullimas et al., Alg. 1, Sec. 4.2.1): keep
  * the measured throughput T_m at the desired T_d by moving the receive
  * windows of N connections, in segments, so that they never differ by more

@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* multitcp passphrase handshake: the key derivation and the proofs both
  * ends give (docs/protocol.md "Joining a session", docs/reliability.md
  * "Threat model"). No GStreamer element inside. */

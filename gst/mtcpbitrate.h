@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* The encoder's bitrate from the sink's bandwidth estimate (issue 24;
  * MULTFRC, seed 002: the video's rate is what the connections achieve
  * together). Down at once to a share of the estimate when the path, not

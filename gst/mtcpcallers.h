@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* Who calls, as the elements tell applications (srtsink's and srtsrc's
  * caller-* signals): events a transport notes while it holds its lock and
  * tells its owner after releasing it, and the owner's decision on a new

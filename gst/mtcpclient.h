@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* The source's transport: opens a session of N TCP connections to a
  * multitcpsink, reads frames on an I/O thread, puts them into the reorder
  * buffer with a playback deadline, sends feedback, and hands items out in

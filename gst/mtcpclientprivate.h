@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* The source transport's insides, shared by its files (the list is at
  * the top of mtcpclient.c); nothing else includes this.
  *

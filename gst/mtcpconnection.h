@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* One non-blocking TCP connection carrying multitcp frames: an output queue
  * of encoded frames written with scatter-gather, an incremental frame
  * reader, byte counters, and a GSource whose poll condition can change

@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* MtcpConnection's fields: mtcpconnection.c's own, and its unit test's
  * (tests/check/test_connection.c looks inside); nothing else includes
  * this. */

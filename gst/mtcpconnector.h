@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* Makes TCP connections for either end, in either role: listens and
  * accepts, or dials. Which end dials is a deployment's choice (a camera
  * behind NAT must dial out, an ingest server listens); what a connection

@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* The receiver's control policy: from snapshots of what the sink reports
  * on each connection and of what arrived, decides how many connections the
  * session should have (the `connections` property, ParS's Eq. 19, MultiTCP

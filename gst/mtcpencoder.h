@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* The video encoder upstream of the sink, for bitrate-control=encoder:
  * found by walking upstream from the sink's pad (through parsers, queues,
  * muxers) to the first element classed as a video encoder with a bitrate

@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* What one session's connections can carry now, for a bitrate that
  * follows the network (issue 24; MULTFRC's premise: the video's rate is
  * what the connections achieve together). Fed every tick with what the

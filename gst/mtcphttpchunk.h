@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* A chunk [start, end) of an HTTP resource fetched as parts over several
  * connections at once (ParS, Alg. 1), reassembled in place; and the HTTP
  * byte ranges of its parts. No locking: the fetcher's lock covers it. */

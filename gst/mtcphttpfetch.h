@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* Fetching an HTTP resource chunk by chunk, each chunk as byte-range parts
  * over several connections at once (ParS, Alg. 1), on libsoup 3: one
  * worker thread per part, each with its own keep-alive connection. No

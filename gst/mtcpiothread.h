@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* The I/O thread both transports run their sockets on: a GMainContext of
  * their own, iterated by one thread, plus the address lookup they share. */
 #ifndef __MTCP_IO_THREAD_H__

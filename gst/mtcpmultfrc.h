@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* MULTFRC's connection controller (Chen and Zakhor, Eq. 7): average m RTT
  * reports, track rtt_min, then n -= beta when ave_rtt - rtt_min >
  * gamma * rtt_min (a queue is building: the link is full), else

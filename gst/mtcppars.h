@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* ParS's model of how many TCP flows a path needs (Ansari and Ghaderi,
  * Eq. 19): N >= tau * C * sqrt(p) / (phi * (1 - p)), with C the rate to
  * carry in segments per second, tau the RTT, p the loss rate. */

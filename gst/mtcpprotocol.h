@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* multitcp wire protocol, version 1: see docs/protocol.md.
  *
  * Every frame is an 8-byte header followed by `length` body bytes:

@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* The receiver's reorder buffer: items keyed by a 64-bit sequence number,
  * released strictly in order. A missing sequence number is waited for until
  * the deadline of the first item held after it; then the gap is skipped and

@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* The sink's repair budget, one per session: copies of frames stuck on a
  * connection (hedges when the receiver waits for one, copies ahead of a
  * deadline) are paid from what the stream earns, a percentage of its

@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* The sink's shared send queue (DMP-streaming's "server queue"): one
  * sequence of refcounted buffers, caps changes and EOS, and one cursor per
  * session into it. Connections take the next frame at their session's

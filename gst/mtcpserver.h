@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* The sink's transport: a listening socket (or, as a caller, connections it
  * dials to a listening receiver), sessions of TCP connections
  * and an I/O thread that hands frames from the shared send queue to

@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* The sink transport's insides, shared by its files (the list is at the
  * top of mtcpserver.c); nothing else includes this.
  *

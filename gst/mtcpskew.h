@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* Clock skew between a sender and this receiver, from arrival times alone.
  *
  * Every buffer gives one sample d = arrival - sender_time. Network and

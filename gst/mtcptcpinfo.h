@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* The kernel's view of one TCP connection, and the per-socket knobs
  * multitcp turns (Linux: TCP_INFO, TCP_NOTSENT_LOWAT, TCP_CONGESTION,
  * TCP_WINDOW_CLAMP). Elsewhere the reads fail and the knobs are no-ops. */

@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* The receiver's time base: a sender's running time maps to the local time
  * (CLOCK_MONOTONIC, ns) it is due at. The first timestamp of a session
  * fixes the offset (it is due `latency` after it arrived); from there the

@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* multitcp:// URIs, as srt:// ones: multitcp://host:port dials host (the
  * caller), multitcp://:port listens on every address (the listener);
  * ?mode=listener with a host listens on that address, ?mode=caller says

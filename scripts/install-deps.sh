@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Installs what building, testing and the demo need, from Debian's packages.
 # Does nothing when everything is there already.
 set -euo pipefail

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The whole test suite: installs what it needs, builds, runs the unit,
 # element and netsim tests, then the unit and element tests again under
 # AddressSanitizer and UndefinedBehaviorSanitizer, then fuzzes the frame

@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Issue 24's figures from cellular runs of compare.py (--grid cellular):
 for each run, the frames late or lost outside the outages longer than the
 budget, the delivered bitrate against 70% of the trace's mean capacity (or

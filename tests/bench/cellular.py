@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Seeded cellular uplink traces in mahimahi's format (issue 23's cellular
 scenario set; tests/bench/compare.py --grid cellular runs them on netsim).
 

@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """multitcp against what users would pick instead, on the same netsim path
 in the same run: one TCP connection (tcpserversink/tcpclientsrc), SRT
 (srtsink/srtsrc) and RIST (ristsink/ristsrc), all carrying the same live

@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Loopback goodput and CPU per GB: multitcpsink -> multitcpsrc with 1, 4
 and 8 connections against tcpserversink -> tcpclientsrc, same buffer size,
 interleaved in the same run. Writes a table to docs/benchmarks.md.

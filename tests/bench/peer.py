@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """One end of a loopback benchmark run, in its own process so that its CPU
 time is its own. Prints one JSON line with what it measured.
 

@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """One end of a live streaming comparison (tests/bench/compare.py), run in
 a netsim namespace. Both ends carry the same MPEG-TS of live x264 CBR video
 so every system moves the same bytes.

@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """tests/bench/cellular.py's traces and compare.py's cellular grid, without
 netsim: one seed gives one trace, rates stay in 0.3..15 Mbit/s outside
 outages of 1..5 s, the mahimahi opportunities carry the capacity's

@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """compare.py's receiver analysis on made-up runs: a frame that arrives
 with other bytes than the sender's encoder made counts as lost, a missing
 PTS counts as lost, a late one as late, and the PTS offset between the two

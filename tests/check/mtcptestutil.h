@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* What the element tests share: a sender (appsrc ! multitcpsink) and a
  * receiver (multitcpsrc ! appsink) on loopback, reading their stats, a
  * stream checked buffer by buffer, and raw peers that speak the protocol

@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* Who gets in: TLS, the passphrase, unreachable hosts named in errors,
  * hostile peers refused without touching the session, and a flood of
  * connections kept within bounds while a real receiver streams. */

@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* Unit tests of the passphrase handshake: the key derivation against
  * published vectors, and the proofs of both ends. */
 #include <gst/check/gstcheck.h>

@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* The passphrase proven both ways: multitcpsrc against hand-driven sinks
  * that skip their proof or get it wrong, and a raw receiver against
  * multitcpsink. */

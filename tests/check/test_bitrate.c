@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* The encoder's bitrate from the bandwidth estimate (gst/mtcpbitrate.c),
  * fed with estimate traces: down at once, up after a hold (towards the
  * estimate's share, or a probe that backs off), the least when dark,

@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* bitrate-control=encoder end to end on loopback: a stand-in video encoder
  * upstream of multitcpsink, a receiver that reads slowly (the path the
  * sink estimates), the encoder's bitrate set down to what arrives and a

@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* Caller notes (gst/mtcpcallers.c): kept in order until taken, bounded
  * (a flood of refusals is not held one by one), told with what they were
  * given; failures named by their kind. */

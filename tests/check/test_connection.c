@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* Unit tests of what a connection keeps of the frames it was given: due
  * times from the send queue, where each written frame ends in the byte
  * stream, which frames go out again before their deadline, what stops

@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* The receiver's control policy (gst/mtcpcontrol.c) fed snapshot traces,
  * as multitcpsrc's transport would take them every tick: the starting
  * count (property or ParS's Eq. 19, with and without loss), MultiTCP's

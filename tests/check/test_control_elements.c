@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* The receiver drives: the connection count changed while streaming
  * loses nothing, ParS's starting count then a controller (Alg. 2, MULTFRC),
  * congestion control at the sink (default, refused, bbr), and FEEDBACK

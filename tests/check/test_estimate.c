@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* The sink's bandwidth estimate (gst/mtcpestimate.c), fed with traces of
  * what a session's connections deliver: the path's rate while it is the
  * limit, at least the windows' while the stream is, down at once, 0 dark. */

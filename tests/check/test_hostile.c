@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* Hostile peers and applications against multitcpsink: every path a peer
  * or an application can reach is bounded (issue 22). Raw sockets speak the
  * protocol byte by byte; a real multitcpsrc is the legitimate receiver. */

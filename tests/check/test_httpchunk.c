@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* Unit tests of the chunk a parallel HTTP download reassembles and the
  * byte ranges its parts ask for (gst/mtcphttpchunk.c). */
 #ifdef HAVE_CONFIG_H

@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* Either end may dial: multitcpsink mode=caller dials a multitcpsrc
  * mode=listener (a camera behind NAT dialing its ingest server), plain,
  * with a passphrase and with TLS; the receiver still decides how many

@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* Unit tests of the wire protocol codec. */
 #include <gst/check/gstcheck.h>
 #include <string.h>

@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 #include <gst/check/gstcheck.h>
 
 #include "mtcpreorder.h"

@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* The sink's repair budget (gst/mtcprepair.c), fed with traces of a path:
  * copies come only from spare capacity, within copy-overhead. */
 #include <gst/check/gstcheck.h>

@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* What a bad network does to a session, over loopback: a receiver that
  * stops reading, a blocked or half-open connection, a frame stuck on one
  * connection (hedges, copies ahead of the deadline), connections killed

@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* The clock skew estimate on synthetic arrival traces: a sender whose
  * clock runs fast or slow, a path with jitter and spikes, an hour long. */
 #include <gst/check/gstcheck.h>

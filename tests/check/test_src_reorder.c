@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* multitcpsrc against a hand-driven sink: frames out of order across
  * connections, a gap past its deadline, a late frame, a sender skip, a
  * connection that closes mid-session, EOS. */

@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* multitcpsink -> multitcpsrc over loopback: a stream arrives whole and
  * in order (any connection count, scheduler, receivers), with its caps,
  * timestamps, headers and keyframes (h264, MPEG-TS, Matroska decoded), the

@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* Unit tests of the TCP-info probe and the per-socket knobs, on a loopback
  * connection (Linux: the kernel answers; elsewhere they are skipped). */
 #ifdef HAVE_CONFIG_H

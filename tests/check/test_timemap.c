@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* The receiver's time base (gst/mtcptimemap.c) on a clock the test
  * drives: the first timestamp fixes the mapping, deadlines are latency
  * after it less the release margin, a new session maps anew, drift

@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* Unit tests of the transfer controls of a stored video: seed 004's
  * network-friendly controller (gst/mtcpfriendly.c), fed traces of TCP
  * state, and its YouTube-like baseline (gst/mtcpburst.c). */

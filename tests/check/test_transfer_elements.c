@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* multitcpsink's transfer-control on a non-live upstream (seed 004), on
  * loopback: sent greedily a stored stream runs far ahead of its playback,
  * the receiver reports what it holds ahead (its playout buffer) and the

@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* multitcp:// URIs (gst/mtcpuri.c): who dials, the address, the query's
  * keys in order with `_` made `-`, and clear refusals. */
 #include <gst/check/gstcheck.h>

@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* libFuzzer target: the bytes a peer can send, through the incremental
  * frame reader and every body parser. No crash, no leak, no read past a
  * buffer, whatever arrives and however it is cut. What a sink sends goes on

@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Writes the seed corpus: valid frames of every type (docs/protocol.md),
 each file prefixed by the chunking byte the fuzz target reads first."""
 import os

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Builds the frame-parser fuzz target with clang's libFuzzer, ASan and UBSan
 # and runs it for a bounded time (default 60 s) from the seed corpus.
 #   tests/fuzz/run.sh [SECONDS]

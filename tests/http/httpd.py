@@ -1,3 +1,5 @@
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """A real HTTP server for multitcphttpsrc's tests and benchmarks: Debian's
 nginx, started on free loopback ports with a configuration made here (one
 process, no daemon, everything under one temporary folder), and a proxy

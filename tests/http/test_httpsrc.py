@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """multitcphttpsrc against a real server (nginx, tests/http/httpd.py):
 byte-exact downloads for 1 to 8 connections, sizes n does not divide, a
 file smaller than n, HTTPS, a redirect, a 404, a server that ignores Range,

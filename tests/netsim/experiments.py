@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """The paper experiments of issue 4 on netsim, each variant in turn, with a
 table and a plot written to docs/ (figures in docs/control/).
 

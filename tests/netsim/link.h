@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* One direction of an emulated link: loss (Bernoulli or Gilbert-Elliott),
  * a drop-tail queue, serialization at a rate (fixed or from a mahimahi
  * trace), then propagation delay. Pure: times are passed in, no I/O, so it

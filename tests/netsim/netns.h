@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* Network namespaces, the TUN devices in them, and a reaper process that
  * removes what netsim made even when netsim itself is killed (SIGKILL). */
 #ifndef NETSIM_NETNS_H

@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* netsim: real kernel TCP between two network namespaces, across links
  * emulated in user space (this kernel has no netem).
  *

@@ -1,3 +1,5 @@
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Shared helpers of the netsim tests: run a shell script under netsim and
 get its output and netsim's JSON counters back."""
 import json

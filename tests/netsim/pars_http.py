@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """ParS (seed 003) on netsim: multitcphttpsrc downloading from nginx over
 an emulated access link, n = 1..8 connections per chunk.
 

@@ -1,3 +1,5 @@
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """docs/pars.md's measured sections and docs/pars/*.png from the results of
 tests/netsim/pars_http.py (results/pars/results.json)."""
 

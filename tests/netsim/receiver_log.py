@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Runs a receiver pipeline for a while and logs once a second to CSV:
 every numeric top-level field of multitcpsrc-stats messages (if the
 pipeline has a multitcpsrc with stats-interval set), whatever their names,

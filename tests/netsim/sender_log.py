@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Runs a sender pipeline for a while and logs every 100 ms, with the
 CLOCK_MONOTONIC time: the bitrate property of the element named "enc" (if
 any) and the numeric top-level fields of the element named "sink"'s stats

@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* The text netsim is configured with: link specs ("rate=10mbit,delay=25ms,
  * queue=100p,loss=0.01", see netsim.c) and schedule files. */
 #ifndef NETSIM_SPEC_H

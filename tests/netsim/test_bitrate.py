@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Issue 24's short test: a 4 Mbit/s x264 stream into multitcpsink with
 bitrate-control=encoder over a link of 8 Mbit/s (40 ms RTT) that drops to
 2 Mbit/s at 8 s, bbr at both ends: the encoder's bitrate goes below

@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Issue 26 on netsim: a camera bonds two modems. Two links between the
 namespaces (4 Mbit/s, 30 and 60 ms RTT); in A each link's device has a
 default route of its own, as each modem would, and multitcpsink

@@ -1,3 +1,7 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
 /* Unit test of the link model: exact timings, drop-tail, loss statistics,
  * traces, blackouts. No namespaces needed. */
 #include "link.h"

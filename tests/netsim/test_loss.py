@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Configured loss rates are what a flow sees, within their binomial
 confidence interval (99.9%)."""
 import nstest

@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """One reno flow through a lossy link gets the Mathis throughput
 MSS/RTT * 1.22/sqrt(p) within 30%, for the configured p and for the loss
 rate the flow really met. Loss on the data direction only."""

@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Two uplinks, one session: multitcpsrc's local-addresses puts two of its
 four connections on each of two netsim links (6 Mbit/s, 20 ms RTT and
 3 Mbit/s, 80 ms RTT); a live 6 Mbit/s stream, more than the slow path and

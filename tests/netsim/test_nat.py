@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Issue 25 on netsim: the camera behind NAT dials out. The link towards A
 drops every TCP SYN (netsim's nat=1: nobody can dial A, as behind NAT or
 carrier-grade NAT), so a receiver in B cannot reach a sender in A; with

@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Parallel links keep their own delays; a schedule changes a delay and
 blacks a link out at the set times; a mahimahi trace gives its rate, in
 bytes (1500 per delivery opportunity) whatever the packet size."""

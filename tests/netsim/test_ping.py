@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """ping RTT equals twice the configured one-way delay: never less, and the
 median within 1 ms (the median, so one echo the busy machine's scheduler
 held back does not count as the emulator's delay)."""

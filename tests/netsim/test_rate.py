@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """A backlogged TCP flow fills a 10 Mbit/s link; UDP above the rate is cut
 to the rate and the excess is counted as queue drops."""
 import nstest

@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """The scenario runner end to end without multitcp: tests/scenarios/
 netsim-selftest.json streams raw audio over tcpserversink/tcpclientsrc
 through netsim with iperf3 cross traffic; the receiver's CSV, the summary,

@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Issue 28 on netsim: a stored video (10 s of a 4.6 Mbit/s raw stream,
 from a non-live upstream) over a 20 Mbit/s, 40 ms path. Greedy sends all
 of it as fast as the path takes it; transfer-control=network-friendly

@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """MultiTCP Eq. 1 on netsim: with no loss, a receive window of w segments
 (TCP_WINDOW_CLAMP, set at run time) gives w * MSS / RTT within 10%."""
 import os

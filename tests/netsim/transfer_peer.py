@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """One end of a stored-video transfer (tests/netsim/test_transfer.py,
 issue 28), run inside a netsim namespace; prints JSON lines.
 

@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """An unresponsive constant-rate UDP flow with no handshake (iperf3's UDP
 test loses its start-up exchange in a queue that TCP flows keep full).
 

@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# multitcp — Copyright (C) 2026 the multitcp authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Both ends of the receive-window check: `recv PORT WINDOW SECONDS` accepts
 one connection, clamps its advertised window at run time the way
 multitcpsrc does (receive buffer, then TCP_WINDOW_CLAMP) and prints the bytes/s it got after a 2 s warm-up;
