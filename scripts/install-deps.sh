@@ -13,7 +13,7 @@ packages=(
   python3-gi python3-gst-1.0 python3-matplotlib
   glib-networking openssl
   iproute2 iperf3 iputils-ping clang libclang-rt-14-dev
-  libsoup-3.0-dev nginx
+  libsoup-3.0-dev nginx libnginx-mod-rtmp
 )
 
 missing=()
