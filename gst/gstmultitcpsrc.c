@@ -689,16 +689,7 @@ gst_multi_tcp_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
         return GST_FLOW_EOS;
       case MTCP_ITEM_BUFFER:{
         GstBuffer *buf = item.buffer;
-        GstClockTime latency;
 
-        /* rendered at its time plus the latency: the playout buffer
-         * counts it until then (in the transport's own time) */
-        GST_OBJECT_LOCK (self);
-        latency = (GstClockTime) self->latency_ms * GST_MSECOND;
-        GST_OBJECT_UNLOCK (self);
-        if (GST_BUFFER_PTS_IS_VALID (buf))
-          mtcp_client_note_released (self->client, GST_BUFFER_PTS (buf) +
-              latency, gst_buffer_get_size (buf));
         GST_BUFFER_DTS (buf) = to_running_time (self, GST_BUFFER_DTS (buf));
         GST_BUFFER_PTS (buf) = to_running_time (self, GST_BUFFER_PTS (buf));
         if (self->pending_discont) {

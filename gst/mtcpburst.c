@@ -79,7 +79,9 @@ mtcp_burst_budget (MtcpBurst * b, gint64 now_us, gint64 rtt_us)
   }
   if (now_us - b->round_start_us >= MAX (rtt_us, 1000)) {
     b->round_start_us = now_us;
-    b->sent_round = 0;
+    /* a frame over the last round's share is paid from this one */
+    b->sent_round = b->sent_round > b->params.per_rtt_bytes ?
+        b->sent_round - b->params.per_rtt_bytes : 0;
   }
   if (b->sent_round >= b->params.per_rtt_bytes)
     return 0;

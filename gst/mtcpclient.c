@@ -787,19 +787,13 @@ mtcp_client_stop (MtcpClient * client)
 }
 
 void
-mtcp_client_note_released (MtcpClient * client, GstClockTime due,
-    gsize bytes)
-{
-  g_mutex_lock (&client->lock);
-  mtcp_playout_push (client->playout, due, bytes);
-  g_mutex_unlock (&client->lock);
-}
-
-void
 mtcp_client_set_flushing (MtcpClient * client, gboolean flushing)
 {
   g_mutex_lock (&client->lock);
   client->flushing = flushing;
+  /* what went downstream is flushed there too */
+  if (flushing)
+    mtcp_playout_clear (client->playout);
   g_cond_broadcast (&client->cond);
   g_mutex_unlock (&client->lock);
 }
@@ -840,6 +834,11 @@ mtcp_client_pop (MtcpClient * client, MtcpItem * out, GError ** error)
       if (out->kind == MTCP_ITEM_BUFFER) {
         client->buffers_pushed++;
         client->bytes_pushed += gst_buffer_get_size (out->buffer);
+        /* rendered at its time plus the latency: the playout buffer
+         * counts it until then */
+        if (GST_BUFFER_PTS_IS_VALID (out->buffer))
+          mtcp_playout_push (client->playout, GST_BUFFER_PTS (out->buffer) +
+              client->config.latency, gst_buffer_get_size (out->buffer));
       }
       result = MTCP_POP_OK;
       break;

@@ -104,10 +104,6 @@ void mtcp_client_stop (MtcpClient * client);
 MtcpPopResult mtcp_client_pop (MtcpClient * client, MtcpItem * item,
     GError ** error);
 void mtcp_client_set_flushing (MtcpClient * client, gboolean flushing);
-/* A buffer of @bytes went downstream, due (rendered) at @due in
- * mtcp_client_now ()'s time: the playout buffer FEEDBACK reports. */
-void mtcp_client_note_released (MtcpClient * client, GstClockTime due,
-    gsize bytes);
 
 GstStructure *mtcp_client_get_stats (MtcpClient * client);
 /* Change the count while running (fixed connection control): connections

@@ -167,6 +167,7 @@ client_handle_welcome (MtcpClient * client, ClientConn * cc,
     client->session_str = mtcp_session_id_to_string (welcome.session_id);
     mtcp_reorder_reset (client->reorder, 0);
     mtcp_time_map_reset (client->time_map);
+    mtcp_playout_clear (client->playout);
     client->reset_discont = TRUE;
     client->session_gone = FALSE;
     client->sessions_started++;

@@ -10,19 +10,32 @@
  * network-friendly.md says why):
  * - Eq. 6 adds RTO (a time) to counts of RTTs: RTO is taken in RTTs,
  *   RTO / RTT_max, so b_TO = (RTO/RTT_max + 4 + L + nwnd - 2^L) RTT_max
- *   rate - (...) MSS: RTO's worth of the stream, plus the slow start.
- * - nwnd is rounded up to whole segments where it bounds a sum.
- * - Linux reports an ssthresh of 2^31 - 1 before the first loss: then
- *   cwnd stands for it (where slow start would end after a timeout now).
- * - dup_min, TO_min: the lower bound of the 95% confidence interval of the
- *   mean level at past events of the kind, mean - 1.96 sd / sqrt(n) (one
- *   event: its level); none yet: G_MAXDOUBLE ("sufficiently large").
+ *   rate - (...) MSS: RTO's worth of the stream, plus the slow start; and
+ *   RTO's worth at least.
+ * - The slow start after a timeout ends at ssthresh, but an application
+ *   window below it never fills windows above nwnd: L = log2 of the
+ *   smaller. Linux reports an ssthresh of 2^31 - 1 before the first loss:
+ *   then half of cwnd stands for it (what a timeout would set now).
+ * - nwnd is rounded up to whole segments.
+ * - dup_min, TO_min: the lower bound of the 95% interval of the levels at
+ *   past events of the kind, mean - 1.96 sd (one event: its level), the
+ *   level where losses begin; none yet: G_MAXDOUBLE ("sufficiently
+ *   large").
+ * - Eq. 7 assumes b_ret <= b_dup <= b_TO (its Fig. 4); where b_TO comes out
+ *   below b_dup (a short RTO against many RTTs of recovery), the timeout
+ *   regime takes b_dup's larger target. With TO_min below dup_min the
+ *   target climbs from b_ret at 0 to b_dup at TO_min, then b_TO.
  * - RTT_std: the EWMA of the squared deviation, with the RTT's own beta.
+ * - Eq. 1 and Eq. 8's doubling use what was passed to TCP in the round
+ *   (at most apwnd), not the allowance: a round that sent less (nothing
+ *   to send, a full socket) does not grow the next one. A frame is not
+ *   split: what a round sends beyond apwnd is taken off the next.
  * - apwnd(0) is TCP's initial window, 10 segments. */
 
 #include "mtcpfriendly.h"
 
 #include <math.h>
+#include <string.h>
 
 /* loss events kept at most, whatever alpha: a connection that loses all
  * the time cannot grow the history without bound */
@@ -40,8 +53,14 @@ typedef struct {
   MtcpFriendlyLoss kind;
 } LossEvent;
 
+typedef struct {
+  guint n;
+  gdouble sum, sq;
+} LevelSums;
+
 struct _MtcpFriendly {
   MtcpFriendlyParams params;
+  LevelSums sums[2];            /* per MtcpFriendlyLoss, over events */
   gdouble rate;                 /* bytes/s */
   gboolean have_rtt;
   gdouble base_rtt_s, rtt_mean_s, rtt_var;
@@ -82,15 +101,29 @@ mtcp_friendly_set_rate (MtcpFriendly * f, gdouble rate_Bps)
   f->rate = MAX (rate_Bps, 0);
 }
 
-/* Eq. 1: packets queued in the network, from the last round's apwnd and
- * RTTs (Vegas' estimate) */
+/* what the round passed to TCP, at most its allowance */
+static guint64
+used (const MtcpFriendly * f)
+{
+  return MIN (f->round.apwnd, f->sent);
+}
+
+/* Eq. 1: packets queued in the network, from what the last round passed
+ * to TCP and the RTTs (Vegas' estimate) */
 static gdouble
 congestion_level (const MtcpFriendly * f, gdouble srtt_s)
 {
   if (srtt_s <= 0 || f->base_rtt_s <= 0)
     return 0;
-  return (gdouble) f->round.apwnd / f->mss * MAX (1 - f->base_rtt_s /
-      srtt_s, 0);
+  return (gdouble) used (f) / f->mss * MAX (1 - f->base_rtt_s / srtt_s, 0);
+}
+
+static void
+sums_add (LevelSums * s, gdouble cl, gint sign)
+{
+  s->n += sign;
+  s->sum += sign * cl;
+  s->sq += sign * cl * cl;
 }
 
 void
@@ -98,34 +131,31 @@ mtcp_friendly_note_loss (MtcpFriendly * f, MtcpFriendlyLoss kind, gint64 now_us)
 {
   LossEvent e = { now_us, f->round.cl, kind };
 
-  if (f->events->len >= MAX_EVENTS)
+  if (f->events->len >= MAX_EVENTS) {
+    LossEvent *old = &g_array_index (f->events, LossEvent, 0);
+    sums_add (&f->sums[old->kind], old->cl, -1);
     g_array_remove_index (f->events, 0);
+  }
   g_array_append_val (f->events, e);
+  sums_add (&f->sums[kind], e.cl, 1);
 }
 
-/* The lower bound of the 95% confidence interval of the mean level at the
- * events of @kind within alpha; G_MAXDOUBLE when there are none. */
+/* The lower bound of the 95% interval of the levels at the events of
+ * @kind within alpha; G_MAXDOUBLE when there are none. From running sums:
+ * no walk over the events each round. */
 static gdouble
 level_threshold (const MtcpFriendly * f, MtcpFriendlyLoss kind)
 {
-  gdouble sum = 0, sq = 0, mean, sd;
-  guint i, n = 0;
+  const LevelSums *s = &f->sums[kind];
+  gdouble mean, sd;
 
-  for (i = 0; i < f->events->len; i++) {
-    const LossEvent *e = &g_array_index (f->events, LossEvent, i);
-    if (e->kind != kind)
-      continue;
-    sum += e->cl;
-    sq += e->cl * e->cl;
-    n++;
-  }
-  if (n == 0)
+  if (s->n == 0)
     return G_MAXDOUBLE;
-  mean = sum / n;
-  if (n == 1)
-    return mean;
-  sd = sqrt (MAX (sq - n * mean * mean, 0) / (n - 1));
-  return MAX (mean - 1.96 * sd / sqrt (n), 0);
+  mean = s->sum / s->n;
+  if (s->n == 1)
+    return MAX (mean, 0);
+  sd = sqrt (MAX (s->sq - s->n * mean * mean, 0) / (s->n - 1));
+  return MAX (mean - 1.96 * sd, 0);
 }
 
 /* sum of k for k from @a to @b, whole numbers; 0 when b < a */
@@ -144,8 +174,13 @@ forget_old_events (MtcpFriendly * f, gint64 now_us)
   guint drop = 0;
 
   while (drop < f->events->len &&
-      g_array_index (f->events, LossEvent, drop).at_us < horizon)
+      g_array_index (f->events, LossEvent, drop).at_us < horizon) {
+    const LossEvent *e = &g_array_index (f->events, LossEvent, drop);
+    sums_add (&f->sums[e->kind], e->cl, -1);
     drop++;
+  }
+  if (f->events->len == drop)
+    memset (f->sums, 0, sizeof (f->sums));      /* no rounding left over */
   if (drop)
     g_array_remove_range (f->events, 0, drop);
 }
@@ -157,7 +192,8 @@ next_round (MtcpFriendly * f, const MtcpTcpInfo * info, gdouble b_dst,
 {
   MtcpFriendlyRound *r = &f->round;
   gdouble beta = CLAMP (f->params.beta, 0, 1), diff, per_rtt, n, half, ss;
-  gdouble rto_s = info->rto_us / 1e6, L, p, tgt, want;
+  gdouble rto_s = info->rto_us / 1e6, L, p, tgt, want, to;
+  guint64 passed = used (f), allowance = r->apwnd;
   guint mss = f->mss;
 
   /* Eq. 4 */
@@ -186,23 +222,24 @@ next_round (MtcpFriendly * f, const MtcpTcpInfo * info, gdouble b_dst,
   /* Eq. 6 */
   ss = info->snd_ssthresh;
   if (ss == 0 || ss >= SSTHRESH_INFINITE)
-    ss = MAX (info->snd_cwnd, 2);
-  L = floor (log2 (MAX (ss, 1)));
+    ss = MAX (floor (info->snd_cwnd / 2.0), 2);
+  L = floor (log2 (MAX (MIN (ss, n), 1)));
   p = pow (2, L);
   r->b_to = MAX ((rto_s / MAX (r->rtt_max_s, 1e-6) + 4 + L + n - p) *
-      per_rtt - mss * ((2 * p - 1) + sum_range (p, n)), 0);
+      per_rtt - mss * ((2 * p - 1) + sum_range (p, n)), rto_s * f->rate);
   /* Eq. 7's thresholds from the events of the last alpha */
   forget_old_events (f, now_us);
   r->dup_min = level_threshold (f, MTCP_FRIENDLY_LOSS_DUPACKS);
   r->to_min = level_threshold (f, MTCP_FRIENDLY_LOSS_TIMEOUT);
+  to = MAX (r->b_to, r->b_dup);
   if (f->events->len == 0) {
     /* no loss seen: nothing to tell the level by */
-    tgt = r->b_to;
+    tgt = to;
   } else if (r->cl >= r->to_min) {
-    tgt = r->b_to;
+    tgt = to;
   } else if (r->cl >= r->dup_min) {
     tgt = r->to_min == G_MAXDOUBLE ? r->b_dup :
-        (r->b_to - r->b_dup) / MAX (r->to_min - r->dup_min, 1e-9) *
+        (to - r->b_dup) / MAX (r->to_min - r->dup_min, 1e-9) *
         (r->cl - r->dup_min) + r->b_dup;
   } else {
     gdouble lower = MIN (r->dup_min, r->to_min);
@@ -213,9 +250,11 @@ next_round (MtcpFriendly * f, const MtcpTcpInfo * info, gdouble b_dst,
   r->b_dst = MAX (b_dst, 0);
   /* Eq. 8 */
   want = MAX (per_rtt + r->b_tgt - r->b_dst, mss);
-  r->apwnd = (guint64) MIN (want, 2.0 * r->apwnd);
+  r->apwnd = (guint64) MIN (want, 2.0 * MAX (passed,
+          (guint64) INITIAL_WINDOW * mss));
   f->round_start_us = now_us;
-  f->sent = 0;
+  /* a frame that went over the last allowance is paid from this one */
+  f->sent = f->sent > allowance ? f->sent - allowance : 0;
 }
 
 gboolean

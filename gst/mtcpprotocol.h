@@ -35,7 +35,7 @@ G_BEGIN_DECLS
  * and AUTH are far smaller, so a stranger cannot make us hold more; also
  * the limit on CHALLENGE, AUTH and PROOF in any reader */
 #define MTCP_MAX_HANDSHAKE_BODY  256
-/* largest frame body a receiver sends once admitted (FEEDBACK is 48 bytes,
+/* largest frame body a receiver sends once admitted (FEEDBACK is 64 bytes,
  * RETIRE empty), with room for frames of types added later, which the sink
  * skips */
 #define MTCP_MAX_RECEIVER_BODY   4096

@@ -365,6 +365,8 @@ handle_feedback (MtcpServer * server, ServerConn * sc, const guint8 * body,
     if (now - sc->feedback_us > HEARING_GAP_US)
       sc->heard_since_us = now;
     sc->feedback_us = now;
+    if (sc->session)
+      server_transfer_note_feedback (server, sc->session, &fb, now);
   }
   GST_LOG ("connection %u: receiver has everything to %" G_GINT64_FORMAT
       ", %" G_GUINT64_FORMAT " bytes held", sc->id,

@@ -119,6 +119,13 @@ struct _ServerSession {
   guint64 closed_read;          /* connections that closed */
   GSocketAddress *peer_address; /* of the connection that opened it */
   MtcpBurst *burst;             /* transfer-control=burst */
+  /* the receiver's playout buffer by its last FEEDBACK, and what the
+   * session handed its connections by then (transfer control) */
+  guint64 playout_bytes;
+  gboolean playout_known;
+  gint64 playout_us;
+  guint64 handed_bytes;         /* to its connections, in all */
+  guint64 handed_at_playout;
   guint64 transfer_held;        /* times a connection had no room in its
                                  * round (transfer control) */
 };
@@ -181,6 +188,7 @@ struct _MtcpServer {
   guint64 media_bytes;
   gdouble media_rate_Bps;
   gboolean transfer_held;       /* a connection waits for its next round */
+  gboolean transfer_warned;     /* said once why there is no control */
 
   guint64 protocol_errors;
   guint64 refused;
@@ -244,11 +252,14 @@ gint64 server_session_transit_us (ServerSession * sess);
 
 /* mtcpservertransfer.c, server->lock held but the timer's (no lock, it
  * takes it). server_transfer_room: what @sc may pass to TCP now under the
- * transfer control (G_MAXSIZE: no control); server_note_media: a buffer's
- * PTS and size, for the playback rate. */
+ * transfer control (G_MAXSIZE: no control; @now 0: read the clock only
+ * if a control is on); server_note_media: a buffer's PTS and size, for the
+ * playback rate. */
 gsize server_transfer_room (MtcpServer * server, ServerConn * sc, gint64 now);
 void server_transfer_sent (MtcpServer * server, ServerConn * sc, gsize bytes);
 gboolean server_on_transfer_timer (gpointer data);
+void server_transfer_note_feedback (MtcpServer * server,
+    ServerSession * sess, const MtcpFeedback * fb, gint64 now);
 void server_note_media (MtcpServer * server, GstClockTime pts, gsize bytes);
 
 /* mtcpserverrepair.c. server_on_deadline_watch: the I/O thread's timer,

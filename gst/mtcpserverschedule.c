@@ -110,7 +110,7 @@ conn_ready (MtcpServer * server, ServerConn * sc)
   if (sc->session && server_conn_dark (sc->session, sc))
     return FALSE;
   /* a stored video's transfer control: no room in this round */
-  if (server_transfer_room (server, sc, g_get_monotonic_time ()) == 0)
+  if (server_transfer_room (server, sc, 0) == 0)
     return FALSE;
   if (conn_would_deliver_late (server, sc)) {
     sc->session->gated++;
@@ -170,8 +170,7 @@ pump_dynamic (MtcpServer * server, ServerSession * sess)
       MtcpOutFrame *f = NULL;
 
       /* no more than the transfer control's round has room for */
-      most = MIN (most, server_transfer_room (server, sc,
-              g_get_monotonic_time ()));
+      most = MIN (most, server_transfer_room (server, sc, 0));
 
       while (run < most &&
           (f = mtcp_send_queue_take (server->queue, sess->qs)) != NULL) {

@@ -23,21 +23,40 @@ GST_DEBUG_CATEGORY (mtcp_server_transfer_debug);
 /* how often TCP_INFO of a connection under control is read at most */
 #define TRANSFER_READ_US (5 * G_TIME_SPAN_MILLISECOND)
 
-/* The receiver's playout buffer, by its latest FEEDBACK. */
-static guint64
-session_playout (ServerSession * sess)
+/* server->lock held. A FEEDBACK's playout buffer, and how much the session
+ * had handed out by then. */
+void
+server_transfer_note_feedback (MtcpServer * server, ServerSession * sess,
+    const MtcpFeedback * fb, gint64 now)
 {
-  const ServerConn *latest = NULL;
-  guint i;
+  sess->playout_known = fb->playout_known;
+  sess->playout_bytes = fb->playout_bytes;
+  sess->playout_us = now;
+  sess->handed_at_playout = sess->handed_bytes;
+}
 
-  for (i = 0; i < sess->conns->len; i++) {
-    const ServerConn *sc = g_ptr_array_index (sess->conns, i);
-    if (sc->feedback_us && (latest == NULL ||
-            sc->feedback_us > latest->feedback_us))
-      latest = sc;
+/* The receiver's playout buffer now: its last FEEDBACK (every 100 ms),
+ * plus what the session handed out since, less what played since: a
+ * round (one RTT) between two FEEDBACKs does not count the same deficit
+ * twice. */
+static gdouble
+session_playout (MtcpServer * server, ServerSession * sess, gint64 now)
+{
+  gdouble est = (gdouble) sess->playout_bytes + (sess->handed_bytes -
+      sess->handed_at_playout) - server->media_rate_Bps *
+      (now - sess->playout_us) / G_USEC_PER_SEC;
+  return MAX (est, 0);
+}
+
+/* Why a session runs without the control for now, said once. */
+static gboolean
+uncontrolled (MtcpServer * server, const gchar * why)
+{
+  if (!server->transfer_warned) {
+    server->transfer_warned = TRUE;
+    GST_WARNING ("transfer-control without effect for now: %s", why);
   }
-  return latest && latest->feedback.playout_known ?
-      latest->feedback.playout_bytes : 0;
+  return TRUE;
 }
 
 gsize
@@ -50,22 +69,36 @@ server_transfer_room (MtcpServer * server, ServerConn * sc, gint64 now)
   if (server->config.transfer == MTCP_TRANSFER_GREEDY || server->live ||
       sess == NULL)
     return G_MAXSIZE;
+  if (now == 0)
+    now = g_get_monotonic_time ();
   if (server->config.transfer == MTCP_TRANSFER_BURST) {
     if (sess->burst == NULL)
       sess->burst = mtcp_burst_new (&server->config.burst);
-    room = mtcp_burst_budget (sess->burst, now, sc->info.rtt_us);
+    room = mtcp_burst_budget (sess->burst, now, server_session_transit_us
+        (sess) * 2);
   } else {
+    /* nothing to pace by yet: no playback rate (no PTS, or less than a
+     * second of it so far), no RTT, or a receiver that does not say its
+     * playout buffer */
+    if (server->media_rate_Bps <= 0)
+      return G_MAXSIZE;
+    if (sess->playout_us && !sess->playout_known && uncontrolled (server,
+            "the receiver does not report its playout buffer (an older "
+            "multitcpsrc)"))
+      return G_MAXSIZE;
     n = MAX (sess->conns->len, 1);
-    if (sc->friendly == NULL)
-      sc->friendly = mtcp_friendly_new (&server->config.friendly,
-          server->media_rate_Bps / n);
-    mtcp_friendly_set_rate (sc->friendly, server->media_rate_Bps / n);
     if (now - sc->transfer_read_us >= TRANSFER_READ_US) {
       mtcp_tcp_info_read (mtcp_connection_get_socket (sc->conn), &sc->info);
       sc->transfer_read_us = now;
     }
+    if (sc->info.rtt_us == 0)
+      return G_MAXSIZE;
+    if (sc->friendly == NULL)
+      sc->friendly = mtcp_friendly_new (&server->config.friendly,
+          server->media_rate_Bps / n);
+    mtcp_friendly_set_rate (sc->friendly, server->media_rate_Bps / n);
     if (mtcp_friendly_update (sc->friendly, &sc->info,
-            (gdouble) session_playout (sess) / n, now)) {
+            session_playout (server, sess, now) / n, now)) {
       const MtcpFriendlyRound *r = mtcp_friendly_round (sc->friendly);
       GST_LOG ("connection %u: apwnd %" G_GUINT64_FORMAT " (rate %.0f B/s, "
           "cl %.1f, b_tgt %.0f of b_ret %.0f b_dup %.0f b_TO %.0f, b_dst "
@@ -88,22 +121,35 @@ server_transfer_sent (MtcpServer * server, ServerConn * sc, gsize bytes)
   if (server->config.transfer == MTCP_TRANSFER_GREEDY || server->live ||
       sc->session == NULL)
     return;
+  sc->session->handed_bytes += bytes;
   if (sc->session->burst)
     mtcp_burst_sent (sc->session->burst, bytes);
   if (sc->friendly)
     mtcp_friendly_sent (sc->friendly, bytes);
 }
 
-/* The I/O thread's timer while a control is on, no lock held: the
- * connections held back get their next round. */
+/* The I/O thread's timer while a control is on, no lock held: every
+ * connection under it reads TCP's state (a loss is seen when it happens,
+ * not only when the connection could send) and those held back get their
+ * next round. */
 gboolean
 server_on_transfer_timer (gpointer data)
 {
   MtcpServer *server = data;
+  gint64 now = g_get_monotonic_time ();
+  GList *l;
 
   if (!server->running)
     return G_SOURCE_REMOVE;
   g_mutex_lock (&server->lock);
+  if (server->config.transfer == MTCP_TRANSFER_NETWORK_FRIENDLY &&
+      !server->live)
+    for (l = server->sessions; l; l = l->next) {
+      ServerSession *sess = l->data;
+      guint i;
+      for (i = 0; i < sess->conns->len; i++)
+        server_transfer_room (server, g_ptr_array_index (sess->conns, i), now);
+    }
   if (server->transfer_held) {
     server->transfer_held = FALSE;
     server_pump_all (server);
@@ -119,7 +165,8 @@ server_note_media (MtcpServer * server, GstClockTime pts, gsize bytes)
   GstClockTime span;
   gdouble sample;
 
-  if (!GST_CLOCK_TIME_IS_VALID (pts))
+  if (!GST_CLOCK_TIME_IS_VALID (pts) ||
+      server->config.transfer == MTCP_TRANSFER_GREEDY)
     return;
   if (!GST_CLOCK_TIME_IS_VALID (server->media_pts0) ||
       pts < server->media_pts0) {

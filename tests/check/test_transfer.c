@@ -59,8 +59,9 @@ GST_START_TEST (test_targets_by_hand)
   fail_unless (fabs (r->b_dup - 765456) < 1, "b_dup %f", r->b_dup);
   /* L = 4: (0.3/0.1 + 4 + 4 + 32 - 16) 45000 - 1448 (31 + 16 + ... + 32) */
   fail_unless (fabs (r->b_to - 579328) < 1, "b_to %f", r->b_to);
-  /* no loss yet: the target is b_TO; apwnd doubles from 10 segments */
-  fail_unless (fabs (r->b_tgt - r->b_to) < 1e-9);
+  /* no loss yet: the timeout's target, and b_TO is below b_dup here (a
+   * short RTO against 32 RTTs of recovery): b_dup's */
+  fail_unless (fabs (r->b_tgt - MAX (r->b_to, r->b_dup)) < 1e-9);
   fail_unless_equals_int (r->apwnd, 2 * 10 * 1448);
   fail_unless_equals_int (mtcp_friendly_loss_events (f), 0);
   mtcp_friendly_free (f);
@@ -68,20 +69,31 @@ GST_START_TEST (test_targets_by_hand)
 
 GST_END_TEST;
 
-/* apwnd doubles per round up to a round of stream plus what the receiver
- * lacks, and drops to one segment when the receiver holds more than the
- * target; the budget is apwnd less what went out this round */
+/* A round that passes its whole allowance to TCP. */
+static gboolean
+round_full (MtcpFriendly * f, const MtcpTcpInfo * info, gdouble b_dst, gint64 t)
+{
+  gboolean new_round = mtcp_friendly_update (f, info, b_dst, t);
+  mtcp_friendly_sent (f, mtcp_friendly_budget (f));
+  return new_round;
+}
+
+/* apwnd doubles per round (each sent in full) up to a round of stream
+ * plus what the receiver lacks, and drops to one segment when the
+ * receiver holds more than the target; the budget is apwnd less what went
+ * out this round, and what a frame sent beyond it is taken off the next;
+ * a round that sent nothing does not double the next */
 GST_START_TEST (test_apwnd_follows_the_buffer)
 {
   MtcpFriendlyParams p = paper_params ();
   MtcpFriendly *f = mtcp_friendly_new (&p, RATE);
   MtcpTcpInfo info = tcp (100, 40, 20, 300, MTCP_TCP_CA_OPEN);
   gint64 t = G_USEC_PER_SEC;
-  guint64 last = 0, cap = 45000 + 579328;
+  guint64 last = 0, cap = 45000 + 765456;
   guint i;
 
   for (i = 0; i < 10; i++, t += 100 * G_TIME_SPAN_MILLISECOND) {
-    fail_unless (mtcp_friendly_update (f, &info, 0, t));
+    fail_unless (round_full (f, &info, 0, t));
     if (last)
       fail_unless (mtcp_friendly_round (f)->apwnd == MIN (2 * last, cap),
           "round %u: %" G_GUINT64_FORMAT " after %" G_GUINT64_FORMAT, i,
@@ -90,13 +102,19 @@ GST_START_TEST (test_apwnd_follows_the_buffer)
   }
   fail_unless_equals_int (last, cap);
   /* within a round nothing new is computed, the budget shrinks */
-  fail_if (mtcp_friendly_update (f, &info, 0, t - 50000));
+  fail_unless (mtcp_friendly_update (f, &info, 0, t));
+  fail_if (mtcp_friendly_update (f, &info, 0, t + 50000));
   fail_unless_equals_int (mtcp_friendly_budget (f), cap);
   mtcp_friendly_sent (f, 100000);
   fail_unless_equals_int (mtcp_friendly_budget (f), cap - 100000);
-  mtcp_friendly_sent (f, 10 * cap);
+  /* a frame 20 000 bytes over the allowance */
+  mtcp_friendly_sent (f, cap - 100000 + 20000);
   fail_unless_equals_int (mtcp_friendly_budget (f), 0);
+  t += 100 * G_TIME_SPAN_MILLISECOND;
+  fail_unless (mtcp_friendly_update (f, &info, 0, t));
+  fail_unless_equals_int (mtcp_friendly_budget (f), cap - 20000);
   /* the receiver holds 2 MB: more than the target, one segment a round */
+  t += 100 * G_TIME_SPAN_MILLISECOND;
   fail_unless (mtcp_friendly_update (f, &info, 2e6, t));
   fail_unless_equals_int (mtcp_friendly_round (f)->apwnd, 1448);
   fail_unless_equals_int (mtcp_friendly_budget (f), 1448);
@@ -104,7 +122,15 @@ GST_START_TEST (test_apwnd_follows_the_buffer)
    * reached by doubling */
   t += 100 * G_TIME_SPAN_MILLISECOND;
   fail_unless (mtcp_friendly_update (f, &info, 1e5, t));
-  fail_unless_equals_int (mtcp_friendly_round (f)->apwnd, 2 * 1448);
+  /* the round before sent nothing: twice the initial window at most */
+  fail_unless_equals_int (mtcp_friendly_round (f)->apwnd, 2 * 10 * 1448);
+  /* a round that sent nothing: the next is no larger than twice the
+   * initial window */
+  t += 100 * G_TIME_SPAN_MILLISECOND;
+  fail_unless (mtcp_friendly_update (f, &info, 0, t));
+  t += 100 * G_TIME_SPAN_MILLISECOND;
+  fail_unless (mtcp_friendly_update (f, &info, 0, t));
+  fail_unless (mtcp_friendly_round (f)->apwnd <= 2 * 10 * 1448);
   mtcp_friendly_free (f);
 }
 
@@ -127,14 +153,14 @@ GST_START_TEST (test_loss_levels_move_the_target)
   p.alpha_s = 10;
   f = mtcp_friendly_new (&p, RATE);
   for (i = 0; i < 8; i++, t += 100 * G_TIME_SPAN_MILLISECOND)
-    mtcp_friendly_update (f, &open, 0, t);
+    round_full (f, &open, 0, t);
   /* five fast retransmits with a queue in the path */
   for (i = 0; i < G_N_ELEMENTS (srtts); i++) {
     MtcpTcpInfo q = tcp (srtts[i], 40, 20, 300, MTCP_TCP_CA_OPEN);
     MtcpTcpInfo rec = tcp (srtts[i], 20, 20, 300, MTCP_TCP_CA_RECOVERY);
     gdouble cl;
     t += 200 * G_TIME_SPAN_MILLISECOND;
-    mtcp_friendly_update (f, &q, 0, t);
+    round_full (f, &q, 0, t);
     mtcp_friendly_update (f, &rec, 0, t + 1000);
     cl = mtcp_friendly_round (f)->cl;
     fail_unless (cl > 0);
@@ -145,7 +171,7 @@ GST_START_TEST (test_loss_levels_move_the_target)
   fail_unless_equals_int (mtcp_friendly_loss_events (f), 5);
   /* no queue now: cl 0, the target is b_ret */
   t += 200 * G_TIME_SPAN_MILLISECOND;
-  fail_unless (mtcp_friendly_update (f, &open, 0, t));
+  fail_unless (round_full (f, &open, 0, t));
   r = mtcp_friendly_round (f);
   fail_unless (r->dup_min > 0 && r->dup_min <= most, "dup_min %f (%f-%f)",
       r->dup_min, least, most);
@@ -158,7 +184,7 @@ GST_START_TEST (test_loss_levels_move_the_target)
     MtcpTcpInfo q = tcp (300, 40, 20, 300, MTCP_TCP_CA_OPEN);
     for (i = 0; i < 20; i++) {
       t += 300 * G_TIME_SPAN_MILLISECOND;
-      mtcp_friendly_update (f, &q, 0, t);
+      round_full (f, &q, 0, t);
       r = mtcp_friendly_round (f);
       if (r->cl >= r->dup_min)
         break;
@@ -171,14 +197,14 @@ GST_START_TEST (test_loss_levels_move_the_target)
   {
     MtcpTcpInfo lossy = tcp (200, 1, 10, 600, MTCP_TCP_CA_LOSS);
     t += 200 * G_TIME_SPAN_MILLISECOND;
-    mtcp_friendly_update (f, &lossy, 0, t);
+    round_full (f, &lossy, 0, t);
     fail_unless_equals_int (mtcp_friendly_loss_events (f), 6);
     t += 400 * G_TIME_SPAN_MILLISECOND;
     mtcp_friendly_update (f, &lossy, 0, t);
     r = mtcp_friendly_round (f);
     fail_unless (r->to_min < G_MAXDOUBLE);
     if (r->cl >= r->to_min)
-      fail_unless (fabs (r->b_tgt - r->b_to) < 1);
+      fail_unless (fabs (r->b_tgt - MAX (r->b_to, r->b_dup)) < 1);
   }
   /* alpha (10 s here) later every event is forgotten: b_TO as at the start */
   t += 11 * G_USEC_PER_SEC;
@@ -186,7 +212,7 @@ GST_START_TEST (test_loss_levels_move_the_target)
   fail_unless_equals_int (mtcp_friendly_loss_events (f), 0);
   r = mtcp_friendly_round (f);
   fail_unless (r->dup_min == G_MAXDOUBLE && r->to_min == G_MAXDOUBLE);
-  fail_unless (fabs (r->b_tgt - r->b_to) < 1e-6);
+  fail_unless (fabs (r->b_tgt - MAX (r->b_to, r->b_dup)) < 1e-6);
   mtcp_friendly_free (f);
 }
 

@@ -71,7 +71,7 @@ run_transfer (const gchar * control, TransferRun * out)
   fail_unless (gst_element_set_state (recv, GST_STATE_PLAYING) !=
       GST_STATE_CHANGE_FAILURE);
 
-  wait_for_connections (sink, 1);
+  wait_for_connections (sink, 2);
   g_usleep (2 * G_USEC_PER_SEC);
   g_object_get (sink, "stats", &st, NULL);
   sessions = gst_structure_get_value (st, "sessions");
