@@ -79,6 +79,12 @@ def generate():
 
 
 def main():
+    if "--check" in sys.argv:
+        Gst.init(None)
+        if Gst.ElementFactory.find("multitcpsink") is None:
+            # a sanitizer build's plugin does not load into python
+            print("SKIP: the plugin does not load here")
+            return 77
     text = generate()
     if "--check" in sys.argv:
         old = open(OUT).read() if os.path.exists(OUT) else ""
