@@ -21,7 +21,6 @@ docs/pars/*.png.
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -168,24 +167,6 @@ def run_condition(args, c, conns, sizes, chunk=0, mode="parallel",
         r["condition"] = c
     link = stats["links"][0] if "links" in stats else {}
     return rows, link
-
-
-def median_spread(vals):
-    vals = sorted(v for v in vals if v == v)
-    if not vals:
-        return "-"
-    med = statistics.median(vals)
-    return f"{med:.2f} [{vals[0]:.2f}-{vals[-1]:.2f}]" if len(vals) > 1 \
-        else f"{med:.2f}"
-
-
-def by_n(rows, key="mbps"):
-    out = {}
-    for r in rows:
-        if r.get("error"):
-            continue
-        out.setdefault(r["n"], []).append(r[key])
-    return out
 
 
 def main():
