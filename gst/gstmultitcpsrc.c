@@ -926,7 +926,7 @@ gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
   g_object_class_install_property (gobject_class, PROP_RETRY,
       g_param_spec_uint ("retry", "Retry",
           "Failed attempts in a row to replace lost connections (with "
-          "backoff and jitter, up to 5 s apart) before the source gives up "
+          "backoff and jitter, up to 1 s apart) before the source gives up "
           "with an error; 0 = do not reconnect", 0, G_MAXINT, DEFAULT_RETRY,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_MIN_CONNECTIONS,
