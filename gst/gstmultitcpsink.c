@@ -1034,7 +1034,9 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
           "Stream time (ns) a session may fall behind before it skips to the "
           "latest keyframe (live; a receiver's latency, when smaller, bounds "
           "its own session) or holds upstream back (not live); "
-          "-1 = unlimited", 0, G_MAXUINT64, DEFAULT_MAX_SESSION_LAG,
+          "18446744073709551615 (G_MAXUINT64, GST_CLOCK_TIME_NONE) = "
+          "unlimited, 0 = no lag at all", 0, G_MAXUINT64,
+          DEFAULT_MAX_SESSION_LAG,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_NOTSENT_LOWAT,
       g_param_spec_uint ("notsent-lowat", "Unsent bytes low mark",
