@@ -975,6 +975,11 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
   gobject_class->get_property = gst_multi_tcp_sink_get_property;
   gobject_class->finalize = gst_multi_tcp_sink_finalize;
 
+  /**
+   * GstMultiTcpSink:mode:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_MODE,
       g_param_spec_enum ("mode", "Mode",
           "listener: receivers dial host:port; caller: dial the receiver "
@@ -982,16 +987,31 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
           "as many as it asks for (a camera behind NAT dials out)",
           GST_TYPE_MULTI_TCP_MODE, DEFAULT_MODE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:host:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_HOST,
       g_param_spec_string ("host", "Host",
           "listener: the address to listen on (0.0.0.0 = every IPv4 "
           "interface); caller: the receiver's host", DEFAULT_HOST,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:port:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_PORT,
       g_param_spec_int ("port", "Port",
           "listener: the port to listen on (0 = pick a free port, see "
           "current-port); caller: the receiver's port", 0, G_MAXUINT16,
           DEFAULT_PORT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:retry:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_RETRY,
       g_param_spec_uint ("retry", "Retry",
           "caller: failed dials in a row (with backoff and jitter, up to 5 s "
@@ -999,6 +1019,11 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
           "first failure, G_MAXUINT (4294967295) = never give up", 0,
           G_MAXUINT, DEFAULT_RETRY,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:wait-for-connection:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_WAIT_FOR_CONNECTION,
       g_param_spec_boolean ("wait-for-connection", "Wait for connection",
           "Hold the stream back (render blocks) while no receiver has a "
@@ -1006,21 +1031,41 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
           "queue and a receiver that comes later starts at a keyframe",
           DEFAULT_WAIT_FOR_CONNECTION,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:uri:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_URI,
       g_param_spec_string ("uri", "URI",
           "multitcp://host:port to dial a listening receiver, "
           "multitcp://:port to listen; other properties as query keys "
           "(multitcp://cam.example:5600?passphrase=...&latency=...)", NULL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:current-port:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_CURRENT_PORT,
       g_param_spec_int ("current-port", "Current port",
           "The port listened on (0 when not listening)", 0, G_MAXUINT16, 0,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:scheduler:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_SCHEDULER,
       g_param_spec_enum ("scheduler", "Scheduler",
           "How frames are spread over a session's connections",
           GST_TYPE_MULTI_TCP_SCHEDULER, DEFAULT_SCHEDULER,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:max-session-bytes:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_MAX_SESSION_BYTES,
       g_param_spec_uint64 ("max-session-bytes", "Max session bytes",
           "Bytes a session may fall behind before it skips to the latest "
@@ -1029,6 +1074,11 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
           "lag, 32 MiB kept",
           0, G_MAXUINT64, DEFAULT_MAX_SESSION_BYTES,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:max-session-lag:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_MAX_SESSION_LAG,
       g_param_spec_uint64 ("max-session-lag", "Max session lag",
           "Stream time (ns) a session may fall behind before it skips to the "
@@ -1038,6 +1088,11 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
           "unlimited, 0 = no lag at all", 0, G_MAXUINT64,
           DEFAULT_MAX_SESSION_LAG,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:notsent-lowat:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_NOTSENT_LOWAT,
       g_param_spec_uint ("notsent-lowat", "Unsent bytes low mark",
           "A connection takes new frames only while its kernel buffer holds "
@@ -1046,6 +1101,11 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
           "(TCP_NOTSENT_LOWAT; 0 = kernel default, no mark)",
           0, G_MAXINT, DEFAULT_NOTSENT_LOWAT,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:congestion-control:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_CONGESTION_CONTROL,
       g_param_spec_string ("congestion-control", "Congestion control",
           "TCP congestion control for every connection (e.g. reno, cubic, "
@@ -1053,25 +1113,50 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
           "refuses (net.ipv4.tcp_allowed_congestion_control) is a warning",
           DEFAULT_CONGESTION_CONTROL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:pacing:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_PACING,
       g_param_spec_boolean ("pacing", "Pacing",
           "Let TCP pace every connection at its own rate (SO_MAX_PACING_RATE)"
           ": a window leaves spread over the round trip, not in one burst "
           "that a full drop-tail queue drops", DEFAULT_PACING,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:max-sessions:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_MAX_SESSIONS,
       g_param_spec_uint ("max-sessions", "Max sessions",
           "Receivers served at once; more are refused", 1, G_MAXINT,
           DEFAULT_MAX_SESSIONS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:max-connections:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_MAX_CONNECTIONS,
       g_param_spec_uint ("max-connections", "Max connections",
           "Connections one session may open; more are refused", 1, 1024,
           DEFAULT_MAX_CONNECTIONS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:handshake-timeout:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_HANDSHAKE_TIMEOUT,
       g_param_spec_uint ("handshake-timeout", "Handshake timeout",
           "Milliseconds a new connection has to send its HELLO", 1, G_MAXINT,
           DEFAULT_HANDSHAKE_TIMEOUT,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:max-pending-handshakes:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_MAX_PENDING_HANDSHAKES,
       g_param_spec_uint ("max-pending-handshakes", "Max pending handshakes",
           "Connections accepted that have not finished their handshake yet; "
@@ -1079,6 +1164,11 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
           "connections-rejected in stats)", 1, 65536,
           DEFAULT_MAX_PENDING_HANDSHAKES,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:bitrate-control:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_BITRATE_CONTROL,
       g_param_spec_enum ("bitrate-control", "Bitrate control",
           "encoder: set the bitrate of the video encoder upstream (x264enc, "
@@ -1089,6 +1179,11 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
           "in stats (estimated-bitrate) and in multitcpsink-estimate element "
           "messages", GST_TYPE_MULTI_TCP_BITRATE_CONTROL,
           DEFAULT_BITRATE_CONTROL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:bitrate-follows:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_BITRATE_FOLLOWS,
       g_param_spec_enum ("bitrate-follows", "Bitrate follows",
           "bitrate-control=encoder with several receivers: the weakest one's "
@@ -1096,33 +1191,63 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
           "cannot take on time, and their skips ask for no keyframe)",
           GST_TYPE_MULTI_TCP_BITRATE_FOLLOWS, DEFAULT_BITRATE_FOLLOWS,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:min-bitrate:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_MIN_BITRATE,
       g_param_spec_uint ("min-bitrate", "Min bitrate",
           "bitrate-control=encoder: the least bitrate set (bits/s), also "
           "while the path is dark", 1, G_MAXUINT, DEFAULT_MIN_BITRATE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:max-bitrate:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_MAX_BITRATE,
       g_param_spec_uint ("max-bitrate", "Max bitrate",
           "bitrate-control=encoder: the most bitrate set (bits/s); 0 = the "
           "encoder's own bitrate when the first receiver came", 0, G_MAXUINT,
           DEFAULT_MAX_BITRATE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:max-frame-size:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_MAX_FRAME_SIZE,
       g_param_spec_uint ("max-frame-size", "Max frame size",
           "Largest frame body accepted from a peer, in bytes", 1024,
           MTCP_MAX_FRAME_LIMIT, DEFAULT_MAX_FRAME_SIZE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:session-timeout:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_SESSION_TIMEOUT,
       g_param_spec_uint ("session-timeout", "Session timeout",
           "Milliseconds a session whose connections all dropped is kept, so "
           "that its receiver can reconnect and resume where it was (0 = end "
           "it at once)", 0, G_MAXINT, DEFAULT_SESSION_TIMEOUT,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:stream-id:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_STREAM_ID,
       g_param_spec_string ("stream-id", "Stream ID",
           "Which stream, as SRT's streamid (at most 200 bytes of UTF-8): "
           "caller: sent to the listening multitcpsrc, which takes the call only if it is its own stream-id; listener: receivers must name this one (unset: any; one that names another gets a refusal it does not retry). Not covered by the passphrase's "
           "proofs: with TLS it is private, without it anyone on the path "
           "reads it", NULL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:local-addresses:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_LOCAL_ADDRESSES,
       g_param_spec_string ("local-addresses", "Local addresses",
           "mode=caller: the uplinks to bond, by address: comma-separated "
@@ -1132,6 +1257,11 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
           "the receiver counts connections per uplink. Unset: one uplink, "
           "the kernel's choice", NULL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:interfaces:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_INTERFACES,
       g_param_spec_string ("interfaces", "Interfaces",
           "mode=caller: the uplinks to bond, by network device: "
@@ -1140,34 +1270,69 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
           "table says; root or CAP_NET_RAW before Linux 5.7). See "
           "local-addresses", NULL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:passphrase:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_PASSPHRASE,
       g_param_spec_string ("passphrase", "Passphrase",
           "Receivers must prove they know it, and the sink proves it to them (PBKDF2 key, HMAC-SHA256 challenge on every connection), to get or join a session; empty = anyone may connect. Write-only", NULL,
           G_PARAM_WRITABLE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:tls:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_TLS,
       g_param_spec_boolean ("tls", "TLS",
           "TLS on every connection (receivers need tls=true too)", FALSE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:tls-certificate:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_TLS_CERTIFICATE,
       g_param_spec_object ("tls-certificate", "TLS certificate",
           "The sink's certificate with its private key (else the files)",
           G_TYPE_TLS_CERTIFICATE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:tls-certificate-file:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_TLS_CERTIFICATE_FILE,
       g_param_spec_string ("tls-certificate-file", "TLS certificate file",
           "PEM file with the sink's certificate (and its key, unless "
           "tls-key-file is set)", NULL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:tls-key-file:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_TLS_KEY_FILE,
       g_param_spec_string ("tls-key-file", "TLS key file",
           "PEM file with the private key of tls-certificate-file", NULL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:idle-timeout:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_IDLE_TIMEOUT,
       g_param_spec_uint ("idle-timeout", "Idle timeout",
           "Milliseconds without feedback from the receiver (it sends some "
           "on each connection every 500 ms at least) before a connection is taken for dead and what it "
           "held goes out on the others (0 = never)", 0, G_MAXINT,
           DEFAULT_IDLE_TIMEOUT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:copy-overhead:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_COPY_OVERHEAD,
       g_param_spec_uint ("copy-overhead", "Copy overhead",
           "A frame held by a connection stuck on a loss (TCP in loss "
@@ -1201,23 +1366,43 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
           "burst (a first burst, then fixed blocks); nothing for a live "
           "upstream", GST_TYPE_MULTI_TCP_TRANSFER_CONTROL,
           MTCP_TRANSFER_GREEDY, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:friendly-alpha:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_FRIENDLY_ALPHA,
       g_param_spec_double ("friendly-alpha", "Friendly alpha",
           "network-friendly: seconds of past loss events whose congestion "
           "levels set the buffer targets (the paper's alpha)", 1, 86400,
           MTCP_FRIENDLY_DEFAULT_ALPHA_S,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:friendly-beta:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_FRIENDLY_BETA,
       g_param_spec_double ("friendly-beta", "Friendly beta",
           "network-friendly: weight of a new RTT in its moving average "
           "(the paper's beta)", 0.01, 1, MTCP_FRIENDLY_DEFAULT_BETA,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:friendly-gamma:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_FRIENDLY_GAMMA,
       g_param_spec_double ("friendly-gamma", "Friendly gamma",
           "network-friendly: RTT_max is the mean RTT plus this many "
           "deviations (the paper's gamma)", 0, 10,
           MTCP_FRIENDLY_DEFAULT_GAMMA,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:stats:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
           "Sessions and connections: bytes and buffers sent and dropped, "

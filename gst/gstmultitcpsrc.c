@@ -778,6 +778,11 @@ gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
   gobject_class->get_property = gst_multi_tcp_src_get_property;
   gobject_class->finalize = gst_multi_tcp_src_finalize;
 
+  /**
+   * GstMultiTcpSrc:mode:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_MODE,
       g_param_spec_enum ("mode", "Mode",
           "caller: dial the multitcpsink at host:port; listener: listen on "
@@ -785,26 +790,51 @@ gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
           "many connections as this source asks for, and this source still "
           "drives windows and the count)", GST_TYPE_MULTI_TCP_MODE,
           DEFAULT_MODE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:host:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_HOST,
       g_param_spec_string ("host", "Host", "caller: the multitcpsink to "
           "connect to; listener: the address to listen on (0.0.0.0 = every "
           "IPv4 interface)", DEFAULT_HOST,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:port:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_PORT,
       g_param_spec_int ("port", "Port", "caller: the sink's port; listener: "
           "the port to listen on (0 = pick a free one, see current-port)", 0,
           G_MAXUINT16, DEFAULT_PORT,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:current-port:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_CURRENT_PORT,
       g_param_spec_int ("current-port", "Current port",
           "listener: the port listened on (0 when not listening)", 0,
           G_MAXUINT16, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:uri:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_URI,
       g_param_spec_string ("uri", "URI",
           "multitcp://host:port to dial a multitcpsink, multitcp://:port to "
           "listen for one that dials; other properties as query keys "
           "(multitcp://ingest.example:5600?latency=2000&passphrase=...)",
           NULL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:connections:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_CONNECTIONS,
       g_param_spec_uint ("connections", "Connections",
           "TCP connections in the session (with connection-control=fixed; "
@@ -816,100 +846,205 @@ gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
           0, 1024, DEFAULT_CONNECTIONS,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstMultiTcpSrc:window-control:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_WINDOW_CONTROL,
       g_param_spec_enum ("window-control", "Window control",
           "How each connection's receive window is set",
           GST_TYPE_MULTI_TCP_WINDOW_CONTROL, DEFAULT_WINDOW_CONTROL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:connection-control:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_CONNECTION_CONTROL,
       g_param_spec_enum ("connection-control", "Connection control",
           "How many connections the session uses",
           GST_TYPE_MULTI_TCP_CONNECTION_CONTROL, DEFAULT_CONNECTION_CONTROL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:target-bitrate:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_TARGET_BITRATE,
       g_param_spec_uint64 ("target-bitrate", "Target bitrate",
           "Throughput to hold, T_d, in bit/s (0 = the stream's bitrate as "
           "the sink measures it, times headroom)", 0, G_MAXUINT64,
           DEFAULT_TARGET_BITRATE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:headroom:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_HEADROOM,
       g_param_spec_double ("headroom", "Headroom",
           "Target over stream bitrate when target-bitrate is 0 "
           "(DMP-streaming: 1.6)", 1.0, 100.0, DEFAULT_HEADROOM,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:sampling-interval:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_SAMPLING_INTERVAL,
       g_param_spec_uint ("sampling-interval", "Sampling interval",
           "Controller interval delta in ms (0 = 6 RTT)", 0, 60000,
           DEFAULT_SAMPLING_INTERVAL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:smoothing:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_SMOOTHING,
       g_param_spec_double ("smoothing", "Smoothing",
           "Throughput smoothing factor alpha: weight of the previous "
           "measurement", 0.0, 1.0, DEFAULT_SMOOTHING,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:guard:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_GUARD,
       g_param_spec_double ("guard", "Guard",
           "Guarding threshold lambda in bytes/s above the target before "
           "windows shrink", 0.0, G_MAXDOUBLE, DEFAULT_GUARD,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:spike-factor:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_SPIKE_FACTOR,
       g_param_spec_double ("spike-factor", "Spike factor",
           "f: the window sum stays under f * T_d * RTT / MSS", 1.0, 1000.0,
           DEFAULT_SPIKE_FACTOR, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:connection-beta:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_CONNECTION_BETA,
       g_param_spec_double ("connection-beta", "Connection beta",
           "MultiTCP beta: change in congestion ratio before a connection is "
           "started or stopped", 0.0, 100.0, DEFAULT_CONNECTION_BETA,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:congestion-factor:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_CONGESTION_FACTOR,
       g_param_spec_double ("congestion-factor", "Congestion factor",
           "MultiTCP cf: congestion ratio from which connections are stopped",
           1.0, 1000.0, DEFAULT_CONGESTION_FACTOR,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:rtt-alpha:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_RTT_ALPHA,
       g_param_spec_double ("rtt-alpha", "RTT alpha",
           "MULTFRC alpha: n grows by alpha/n while RTT stays low", 0.0, 100.0,
           DEFAULT_RTT_ALPHA, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:rtt-beta:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_RTT_BETA,
       g_param_spec_double ("rtt-beta", "RTT beta",
           "MULTFRC beta: n shrinks by beta when a queue builds", 0.0, 100.0,
           DEFAULT_RTT_BETA, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:rtt-gamma:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_RTT_GAMMA,
       g_param_spec_double ("rtt-gamma", "RTT gamma",
           "MULTFRC gamma: tolerated RTT inflation over rtt_min, as a fraction",
           0.0, 100.0, DEFAULT_RTT_GAMMA,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:rtt-reports:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_RTT_REPORTS,
       g_param_spec_uint ("rtt-reports", "RTT reports",
           "MULTFRC m: RTT samples averaged per decision", 1, 1000,
           DEFAULT_RTT_REPORTS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:stream-id:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_STREAM_ID,
       g_param_spec_string ("stream-id", "Stream ID",
           "Which stream, as SRT's streamid (at most 200 bytes of UTF-8): "
           "caller: named to the listening multitcpsink, which refuses another (an error, no retries); listener: a calling multitcpsink must name this one (unset: any). Not covered by the passphrase's "
           "proofs: with TLS it is private, without it anyone on the path "
           "reads it", NULL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:passphrase:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_PASSPHRASE,
       g_param_spec_string ("passphrase", "Passphrase",
           "Proven to a sink that asks for one, which must prove it too (PBKDF2 key, HMAC-SHA256 challenge on every connection); a wrong one, or a sink that does not prove it, is an error, not retried. Write-only", NULL,
           G_PARAM_WRITABLE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:tls:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_TLS,
       g_param_spec_boolean ("tls", "TLS",
           "TLS on every connection (the sink needs tls=true too)", FALSE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:tls-ca-file:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_TLS_CA_FILE,
       g_param_spec_string ("tls-ca-file", "TLS CA file",
           "PEM file of the certificate authorities (or the self-signed "
           "certificate) to trust; NULL = the system's", NULL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:tls-validation-flags:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_TLS_VALIDATION_FLAGS,
       g_param_spec_flags ("tls-validation-flags", "TLS validation flags",
           "Certificate problems that refuse the sink", G_TYPE_TLS_CERTIFICATE_FLAGS,
           G_TLS_CERTIFICATE_VALIDATE_ALL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:tls-server-name:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_TLS_SERVER_NAME,
       g_param_spec_string ("tls-server-name", "TLS server name",
           "Name the sink's certificate must carry; NULL = host", NULL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:local-addresses:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_LOCAL_ADDRESSES,
       g_param_spec_string ("local-addresses", "Local addresses",
           "Comma-separated local IP addresses the connections are spread "
@@ -917,33 +1052,63 @@ gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
           "system's routing must send each source address out of its "
           "interface); NULL = the kernel's choice", NULL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:idle-timeout:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_IDLE_TIMEOUT,
       g_param_spec_uint ("idle-timeout", "Idle timeout",
           "Milliseconds without anything from the sink on a connection (it "
           "sends a report every 400 ms at least) before it is taken for dead and "
           "replaced (0 = never)", 0, G_MAXINT, DEFAULT_IDLE_TIMEOUT,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:retry:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_RETRY,
       g_param_spec_uint ("retry", "Retry",
           "Failed attempts in a row to replace lost connections (with "
           "backoff and jitter, up to 1 s apart) before the source gives up "
           "with an error; 0 = do not reconnect", 0, G_MAXINT, DEFAULT_RETRY,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:min-connections:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_MIN_CONNECTIONS,
       g_param_spec_uint ("min-connections", "Min connections",
           "Fewest connections the controllers use", 1, 1024,
           DEFAULT_MIN_CONNECTIONS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:max-connections:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_MAX_CONNECTIONS,
       g_param_spec_uint ("max-connections", "Max connections",
           "Most connections the controllers use, and the bound on ParS's count "
           "(connections=0)", 1, 1024,
           DEFAULT_MAX_CONNECTIONS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:latency:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_LATENCY,
       g_param_spec_uint ("latency", "Latency",
           "Milliseconds between a buffer's mapped sender time and its "
           "playback deadline: the startup delay the reorder buffer may use",
           0, G_MAXINT, DEFAULT_LATENCY_MS,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:timeout:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_TIMEOUT,
       g_param_spec_uint ("timeout", "Timeout",
           "Seconds to wait for connecting and for data before failing; "
@@ -951,16 +1116,31 @@ gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
           "sender has left (see keep-listening) (0 = wait forever)", 0,
           G_MAXINT, DEFAULT_TIMEOUT,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:stats-interval:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_STATS_INTERVAL,
       g_param_spec_uint ("stats-interval", "Stats interval",
           "Post the stats as an element message every this many ms "
           "(0 = never)", 0, G_MAXINT, DEFAULT_STATS_INTERVAL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:max-frame-size:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_MAX_FRAME_SIZE,
       g_param_spec_uint ("max-frame-size", "Max frame size",
           "Largest frame body accepted from the sink, in bytes", 1024,
           MTCP_MAX_FRAME_LIMIT, DEFAULT_MAX_FRAME_SIZE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:drift-correction:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_DRIFT_CORRECTION,
       g_param_spec_boolean ("drift-correction", "Drift correction",
           "Follow the sender's clock rate: estimate the skew from the lowest "
@@ -968,6 +1148,11 @@ gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
           "so that a sender clock faster or slower than ours neither fills "
           "the buffer nor makes buffers late", DEFAULT_DRIFT_CORRECTION,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:keep-listening:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_KEEP_LISTENING,
       g_param_spec_boolean ("keep-listening", "Keep listening",
           "mode=listener: after the sender leaves (its end of stream, or no "
@@ -975,6 +1160,11 @@ gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
           "sender and go on with its stream (DISCONT, its caps) instead of "
           "ending the stream (EOS)", DEFAULT_KEEP_LISTENING,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSrc:stats:
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
           "Bitrate, buffers pushed, late, skipped, late fraction, reorder "
