@@ -100,6 +100,7 @@ enum {
   PROP_FRIENDLY_ALPHA,
   PROP_FRIENDLY_BETA,
   PROP_FRIENDLY_GAMMA,
+  PROP_BURST_SCALE,
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -209,6 +210,7 @@ gst_multi_tcp_sink_init (GstMultiTcpSink * self)
   self->friendly.alpha_s = MTCP_FRIENDLY_DEFAULT_ALPHA_S;
   self->friendly.beta = MTCP_FRIENDLY_DEFAULT_BETA;
   self->friendly.gamma = MTCP_FRIENDLY_DEFAULT_GAMMA;
+  self->burst_scale = 1.0;
   self->max_session_bytes = DEFAULT_MAX_SESSION_BYTES;
   self->max_session_lag = DEFAULT_MAX_SESSION_LAG;
   self->notsent_lowat = DEFAULT_NOTSENT_LOWAT;
@@ -347,6 +349,9 @@ gst_multi_tcp_sink_set_property (GObject * object, guint prop_id,
       break;
     case PROP_FRIENDLY_GAMMA:
       self->friendly.gamma = g_value_get_double (value);
+      break;
+    case PROP_BURST_SCALE:
+      self->burst_scale = g_value_get_double (value);
       break;
     case PROP_PASSPHRASE:
       g_free (self->passphrase);
@@ -526,6 +531,9 @@ gst_multi_tcp_sink_get_property (GObject * object, guint prop_id,
       break;
     case PROP_FRIENDLY_GAMMA:
       g_value_set_double (value, self->friendly.gamma);
+      break;
+    case PROP_BURST_SCALE:
+      g_value_set_double (value, self->burst_scale);
       break;
     case PROP_TLS:
       g_value_set_boolean (value, self->tls);
@@ -766,6 +774,10 @@ gst_multi_tcp_sink_start (GstBaseSink * bsink)
   config.transfer = self->transfer_control;
   config.friendly = self->friendly;
   mtcp_burst_params_default (&config.burst);
+  /* a shortened experiment's video: the paper's amounts in proportion */
+  config.burst.first_bytes *= self->burst_scale;
+  config.burst.block_bytes *= self->burst_scale;
+  config.burst.per_rtt_bytes *= self->burst_scale;
   config.limits = limits_locked (self);
   config.notsent_lowat = self->notsent_lowat;
   config.congestion_control = g_strdup (self->congestion_control);
@@ -1403,6 +1415,21 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
    *
    * Since: 0.1
    */
+  /**
+   * GstMultiTcpSink:burst-scale:
+   *
+   * transfer-control=burst: the paper's byte amounts (80 MB first, 2.2 MB
+   * blocks, 128 kB per RTT) times this, for a shortened experiment with a
+   * shorter video; the pauses stay.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_BURST_SCALE,
+      g_param_spec_double ("burst-scale", "Burst scale",
+          "transfer-control=burst: the byte amounts of the YouTube-like "
+          "baseline (80 MB first, 2.2 MB blocks at 128 kB per RTT) times "
+          "this; the pauses (2 s, 1.5 s) stay", 1e-6, 1000, 1.0,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
           "Sessions and connections: bytes and buffers sent and dropped, "

@@ -57,6 +57,7 @@ struct _GstMultiTcpSink {
   guint copy_overhead;           /* %, copies ahead of deadlines */
   MtcpTransferControl transfer_control;
   MtcpFriendlyParams friendly;
+  gdouble burst_scale;
   gchar *passphrase;
   gchar *stream_id;
   gchar *local_addresses;       /* caller: uplinks to dial from */
