@@ -8,9 +8,9 @@ of it as fast as the path takes it; transfer-control=network-friendly
 both deliver every frame, and the receiver reports its playout buffer.
 
 Asserted: both deliver all 300 frames and end; greedy has sent 90% by
-3 s; network-friendly at most 75% by 3 s (3 s of playback plus the 1 s
-latency is 40%; the rest is its target b_tgt and the doubling apwnd) and
-keeps sending until the end; the sink saw a playout buffer > 0."""
+3 s; network-friendly at most 55% by 3 s (3 s of playback plus the 1 s
+latency is 40%; its buffer target on top; 32% in the first run, greedy
+100%) and keeps sending until the end; the sink saw a playout buffer > 0."""
 import json
 import os
 import tempfile
@@ -74,8 +74,8 @@ for control in ("greedy", "network-friendly"):
     if control == "greedy":
         f.check(sent3 >= TOTAL * 0.9, "greedy: 90% sent within 3 s")
     else:
-        f.check(sent3 <= TOTAL * 0.75,
-                "network-friendly: at most 75% sent by 3 s")
+        f.check(sent3 <= TOTAL * 0.55,
+                "network-friendly: at most 55% sent by 3 s")
         sent8 = at(tx, 8.0)["sent"]
         f.check(sent8 > sent3, "network-friendly: still sending at 8 s")
 f.exit()
