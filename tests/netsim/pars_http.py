@@ -21,6 +21,7 @@ docs/pars/*.png.
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -140,6 +141,7 @@ def client(args):
                         flush=True)
     finally:
         web.stop()
+        shutil.rmtree(root, ignore_errors=True)
 
 
 # ---------------------------------------------------------------- driver
