@@ -1038,7 +1038,8 @@ gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
    */
   g_object_class_install_property (gobject_class, PROP_TLS_SERVER_NAME,
       g_param_spec_string ("tls-server-name", "TLS server name",
-          "Name the sink's certificate must carry; NULL = host", NULL,
+          "mode=caller: name the sink's certificate must carry; NULL = host "
+          "(a listening source is the TLS server: it has no use for it)", NULL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   /**
    * GstMultiTcpSrc:local-addresses:
@@ -1113,7 +1114,8 @@ gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
       g_param_spec_uint ("timeout", "Timeout",
           "Seconds to wait for connecting and for data before failing; "
           "mode=listener: seconds without a connection after which the "
-          "sender has left (see keep-listening) (0 = wait forever)", 0,
+          "sender has left (see keep-listening); a listener waits for its "
+          "first sender without limit, as srtsrc does (0 = wait forever)", 0,
           G_MAXINT, DEFAULT_TIMEOUT,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   /**

@@ -30,7 +30,11 @@
  *   (at most apwnd), not the allowance: a round that sent less (nothing
  *   to send, a full socket) does not grow the next one. A frame is not
  *   split: what a round sends beyond apwnd is taken off the next.
- * - apwnd(0) is TCP's initial window, 10 segments. */
+ * - apwnd(0) is TCP's initial window, 10 segments.
+ * - Not the paper's: b_tgt has a floor the caller sets (the transport:
+ *   half the receiver's latency of the stream), since on a short path
+ *   b_TO is a fraction of a second and a stall of the sender's machine
+ *   longer than that starved the player. */
 
 #include "mtcpfriendly.h"
 
@@ -62,6 +66,7 @@ struct _MtcpFriendly {
   MtcpFriendlyParams params;
   LevelSums sums[2];            /* per MtcpFriendlyLoss, over events */
   gdouble rate;                 /* bytes/s */
+  gdouble floor;                /* b_tgt at least (bytes) */
   gboolean have_rtt;
   gdouble base_rtt_s, rtt_mean_s, rtt_var;
   guint mss;
@@ -99,6 +104,12 @@ void
 mtcp_friendly_set_rate (MtcpFriendly * f, gdouble rate_Bps)
 {
   f->rate = MAX (rate_Bps, 0);
+}
+
+void
+mtcp_friendly_set_floor (MtcpFriendly * f, gdouble bytes)
+{
+  f->floor = MAX (bytes, 0);
 }
 
 /* what the round passed to TCP, at most its allowance */
@@ -246,7 +257,7 @@ next_round (MtcpFriendly * f, const MtcpTcpInfo * info, gdouble b_dst,
     tgt = lower == G_MAXDOUBLE || lower <= 0 ? r->b_ret :
         (r->b_dup - r->b_ret) / lower * r->cl + r->b_ret;
   }
-  r->b_tgt = MAX (tgt, 0);
+  r->b_tgt = MAX (tgt, f->floor);
   r->b_dst = MAX (b_dst, 0);
   /* Eq. 8 */
   want = MAX (per_rtt + r->b_tgt - r->b_dst, mss);

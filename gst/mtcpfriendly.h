@@ -38,7 +38,7 @@ typedef struct {
   gdouble cl;                   /* Eq. 1, packets queued */
   gdouble b_ret, b_dup, b_to;   /* Eqs. 2, 5, 6 */
   gdouble dup_min, to_min;      /* from past loss events; G_MAXDOUBLE: none */
-  gdouble b_tgt;                /* Eq. 7 */
+  gdouble b_tgt;                /* Eq. 7, at least the floor */
   gdouble b_dst;                /* the receiver's, as given */
   guint64 apwnd;                /* Eq. 8 */
 } MtcpFriendlyRound;
@@ -50,6 +50,8 @@ MtcpFriendly *mtcp_friendly_new (const MtcpFriendlyParams * params,
     gdouble rate_Bps);
 void mtcp_friendly_free (MtcpFriendly * f);
 void mtcp_friendly_set_rate (MtcpFriendly * f, gdouble rate_Bps);
+/* The least buffer target (bytes), whatever Eqs. 2-7 say (0: none) */
+void mtcp_friendly_set_floor (MtcpFriendly * f, gdouble bytes);
 
 /* TCP's state read now (TCP_INFO) and the receiver's playout buffer
  * @b_dst (bytes). A transition of the connection into Recovery or Loss is

@@ -63,9 +63,10 @@ server_note_dial_failure (MtcpServer * server, guint path,
     server_warn (server, "%s", server->gave_up_reason);
     return;
   }
-  backoff_ms = MIN ((gint64) DIAL_BACKOFF_MIN_MS << MIN (p->failures - 1, 6),
-      DIAL_BACKOFF_MAX_MS);
-  backoff_ms = backoff_ms * g_random_double_range (0.75, 1.25);
+  /* jitter first, then the cap: never longer than the most */
+  backoff_ms = ((gint64) DIAL_BACKOFF_MIN_MS << MIN (p->failures - 1, 6)) *
+      g_random_double_range (0.75, 1.25);
+  backoff_ms = MIN (backoff_ms, DIAL_BACKOFF_MAX_MS);
   p->next_dial_us = g_get_monotonic_time () + backoff_ms * 1000;
   /* the session's first call goes out on the next uplink */
   if (path == server->opener)

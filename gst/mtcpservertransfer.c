@@ -97,6 +97,11 @@ server_transfer_room (MtcpServer * server, ServerConn * sc, gint64 now)
       sc->friendly = mtcp_friendly_new (&server->config.friendly,
           server->media_rate_Bps / n);
     mtcp_friendly_set_rate (sc->friendly, server->media_rate_Bps / n);
+    /* the player holds its latency's worth: keep half of it there, so that
+     * a stall shorter than that (of this machine, not the path) is no
+     * underflow; Eqs. 2-7 alone aim at an RTO's worth */
+    mtcp_friendly_set_floor (sc->friendly, server->media_rate_Bps / n *
+        (sess->latency_us / 2) / G_USEC_PER_SEC);
     if (mtcp_friendly_update (sc->friendly, &sc->info,
             session_playout (server, sess, now) / n, now)) {
       const MtcpFriendlyRound *r = mtcp_friendly_round (sc->friendly);

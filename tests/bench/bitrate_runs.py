@@ -9,7 +9,7 @@ the encoder's bitrate changed; a plot per multitcp-encoder run of the
 capacity, the sink's estimate, the encoder's bitrate and the late frames
 over time.
 
-  bitrate_runs.py RESULTS_DIR [--plots DIR] [--markdown]
+  bitrate_runs.py RESULTS_DIR [--plots DIR]
 
 A frame counts as excused when its deadline falls in an outage longer than
 the budget, from one budget before the outage to RECOVERY_S after it (the

@@ -258,6 +258,44 @@ GST_END_TEST;
 
 /* the baseline: 80 MB at once, 2 s of nothing, then 2.2 MB blocks at
  * 128 kB per RTT with 1.5 s between them */
+/* On loopback (RTT 1 ms, RTO 201 ms) Eqs. 2-7 aim at about an RTO's worth
+ * of the stream; the floor (half a 1 s latency here) raises the target to
+ * it, and only where the equations say less */
+GST_START_TEST (test_floor_under_the_target)
+{
+  MtcpFriendlyParams p = paper_params ();
+  MtcpFriendly *f = mtcp_friendly_new (&p, RATE);
+  MtcpTcpInfo info = tcp (1, 10, 0x7fffffff, 201, MTCP_TCP_CA_OPEN);
+  gint64 t = G_USEC_PER_SEC;
+  gdouble eqs;
+
+  fail_unless (mtcp_friendly_update (f, &info, 0, t));
+  eqs = mtcp_friendly_round (f)->b_tgt;
+  fail_unless (eqs > 0.15 * RATE && eqs < 0.3 * RATE, "b_tgt %f", eqs);
+  mtcp_friendly_set_floor (f, 0.5 * RATE);
+  t += 10 * G_TIME_SPAN_MILLISECOND;
+  fail_unless (mtcp_friendly_update (f, &info, 0, t));
+  fail_unless (fabs (mtcp_friendly_round (f)->b_tgt - 0.5 * RATE) < 1e-6);
+  /* the receiver holds 0.3 s: below the floor, so apwnd asks for more than
+   * a round of stream (doubling from the rounds before) */
+  mtcp_friendly_sent (f, mtcp_friendly_budget (f));
+  t += 10 * G_TIME_SPAN_MILLISECOND;
+  fail_unless (mtcp_friendly_update (f, &info, 0.3 * RATE, t));
+  fail_unless (mtcp_friendly_round (f)->apwnd > 0.001 * RATE * 2);
+  /* above it: one segment */
+  t += 10 * G_TIME_SPAN_MILLISECOND;
+  fail_unless (mtcp_friendly_update (f, &info, 0.6 * RATE, t));
+  fail_unless_equals_int (mtcp_friendly_round (f)->apwnd, 1448);
+  /* a floor below what the equations say changes nothing */
+  mtcp_friendly_set_floor (f, 0.01 * RATE);
+  t += 10 * G_TIME_SPAN_MILLISECOND;
+  fail_unless (mtcp_friendly_update (f, &info, 0, t));
+  fail_unless (fabs (mtcp_friendly_round (f)->b_tgt - eqs) < 1e-6);
+  mtcp_friendly_free (f);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_burst_phases)
 {
   MtcpBurstParams p;
@@ -306,6 +344,7 @@ transfer_suite (void)
   tcase_add_test (tc, test_apwnd_follows_the_buffer);
   tcase_add_test (tc, test_loss_levels_move_the_target);
   tcase_add_test (tc, test_extreme_state_stays_bounded);
+  tcase_add_test (tc, test_floor_under_the_target);
   tcase_add_test (tc, test_burst_phases);
   return s;
 }
