@@ -68,7 +68,12 @@ conn_transit_us (ServerConn * sc)
   if (waiting > 0)
     transit = rate > 0 ? (gint64) MIN (waiting * G_USEC_PER_SEC / rate,
         (guint64) G_MAXINT32) : G_MAXINT32;
-  if (info->min_rtt_us > 0 && info->rtt_us > info->min_rtt_us)
+  /* the queueing the RTT shows is our own data's: with nothing in flight
+   * none of it is ahead of a new frame. After an outage the delayed ACKs
+   * leave the smoothed RTT at seconds, and while this holds frames back
+   * nothing is sent to bring it down again */
+  if (info->unacked > 0 && info->min_rtt_us > 0 &&
+      info->rtt_us > info->min_rtt_us)
     transit += info->rtt_us - info->min_rtt_us;
   return transit;
 }
