@@ -111,6 +111,7 @@ struct _ServerSession {
   guint64 frames_copied;        /* copied because their deadline was near */
   guint64 gated;                /* times a connection could take a frame
                                  * but would have delivered it late */
+  guint64 held_silent;          /* times one was refused a frame: silent */
   guint64 bytes_copied;
   guint64 frames_expired;       /* unacknowledged, no longer kept */
   gsize bytes_kept;             /* unacknowledged, kept, at the last tick */
@@ -268,9 +269,11 @@ void server_note_media (MtcpServer * server, GstClockTime pts, gsize bytes);
 void server_hedge_stuck_frame (MtcpServer * server, ServerSession * sess,
     const MtcpFeedback * fb, gint64 now);
 gboolean server_on_deadline_watch (gpointer data);
-/* @sc has gone silent (no ACK for two RTTs, 200 ms at least, with data in
- * flight) while another connection of @sess is heard: its path is gone
- * for now; by the TCP_INFO last read. */
+/* No ACK, with data in flight, for two RTTs and four variations (200 ms at
+ * least), by the TCP_INFO last read. */
+gboolean server_conn_silent (const ServerConn * sc);
+/* @sc has gone silent while another connection of @sess is heard: its
+ * path is gone for now; by the TCP_INFO last read. */
 gboolean server_conn_dark (ServerSession * sess, const ServerConn * sc);
 
 /* mtcpserverstats.c: the uplinks' stats, a GST_TYPE_ARRAY of "path"

@@ -234,8 +234,8 @@ server_hedge_stuck_frame (MtcpServer * server, ServerSession * sess,
 /* How long without an ACK, with data in flight, makes @sc dark: two RTTs
  * and four variations, HEDGE_MIN_WAIT_US at least. By the TCP_INFO last
  * read. */
-static gboolean
-conn_silent (const ServerConn * sc)
+gboolean
+server_conn_silent (const ServerConn * sc)
 {
   gint64 quiet = MAX (HEDGE_MIN_WAIT_US, 2 * (gint64) sc->info.rtt_us +
       4 * (gint64) sc->info.rttvar_us);
@@ -252,11 +252,12 @@ server_conn_dark (ServerSession * sess, const ServerConn * holder)
 {
   guint i;
 
-  if (!conn_silent (holder))
+  if (!server_conn_silent (holder))
     return FALSE;
   for (i = 0; i < sess->conns->len; i++) {
     const ServerConn *other = g_ptr_array_index (sess->conns, i);
-    if (other != holder && !conn_silent (other) && other->info.rtt_us > 0)
+    if (other != holder && !server_conn_silent (other) &&
+        other->info.rtt_us > 0)
       return TRUE;
   }
   return FALSE;

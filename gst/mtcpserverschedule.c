@@ -24,6 +24,9 @@ GST_DEBUG_CATEGORY (mtcp_server_schedule_debug);
 /* what a connection takes at a time before it writes (dynamic scheduler),
  * and never more than its unsent mark */
 #define PUMP_RUN_BYTES (32 * 1024)
+/* a silent connection's TCP_INFO is read again before it is refused a
+ * frame, at most this often */
+#define SILENT_REREAD_US (10 * G_TIME_SPAN_MILLISECOND)
 
 /* Write what the connection holds; FALSE if it was closed. */
 gboolean
@@ -68,13 +71,17 @@ conn_transit_us (ServerConn * sc)
   if (waiting > 0)
     transit = rate > 0 ? (gint64) MIN (waiting * G_USEC_PER_SEC / rate,
         (guint64) G_MAXINT32) : G_MAXINT32;
-  /* the queueing the RTT shows is our own data's: with nothing in flight
-   * none of it is ahead of a new frame. After an outage the delayed ACKs
-   * leave the smoothed RTT at seconds, and while this holds frames back
-   * nothing is sent to bring it down again */
+  /* the queueing ahead of a new frame: what is in flight, at that rate,
+   * beyond the path's least RTT; the smoothed RTT above its least says
+   * the same but late, since it keeps an outage's delayed ACKs for many
+   * more, while this one holds frames back and nothing is sent to bring
+   * it down: the smaller of the two. Nothing in flight: none */
   if (info->unacked > 0 && info->min_rtt_us > 0 &&
-      info->rtt_us > info->min_rtt_us)
-    transit += info->rtt_us - info->min_rtt_us;
+      info->rtt_us > info->min_rtt_us && rate > 0) {
+    gint64 queued = MIN ((guint64) info->unacked * info->snd_mss *
+        G_USEC_PER_SEC / rate, (guint64) G_MAXINT32) - info->min_rtt_us;
+    transit += CLAMP (queued, 0, (gint64) (info->rtt_us - info->min_rtt_us));
+  }
   return transit;
 }
 
@@ -110,10 +117,24 @@ conn_ready (MtcpServer * server, ServerConn * sc)
     mtcp_connection_want_write (sc->conn, TRUE);
     return FALSE;
   }
-  /* a path gone dark takes nothing more: what it holds goes to the
-   * others (mtcpserverrepair.c), new frames go there at once */
-  if (sc->session && server_conn_dark (sc->session, sc))
-    return FALSE;
+  /* no ACK for a while with data in flight (an outage of its path, or of
+   * every path): what it took now would wait there and be stale when the
+   * path comes back, where in the shared queue the session can still skip
+   * it or hand it to a connection that is heard. A dark one's frames go to
+   * the others (mtcpserverrepair.c). Read again before refusing: the ACK
+   * that ends it must let frames go at once */
+  if (server_conn_silent (sc)) {
+    gint64 now = g_get_monotonic_time ();
+    if (now - sc->watch_read_us >= SILENT_REREAD_US) {
+      mtcp_tcp_info_read (mtcp_connection_get_socket (sc->conn), &sc->info);
+      sc->watch_read_us = now;
+    }
+    if (server_conn_silent (sc)) {
+      if (sc->session)
+        sc->session->held_silent++;
+      return FALSE;
+    }
+  }
   /* a stored video's transfer control: no room in this round */
   if (server_transfer_room (server, sc, 0) == 0)
     return FALSE;
