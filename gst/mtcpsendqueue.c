@@ -771,6 +771,32 @@ session_skip_to (MtcpSendQueue * q, MtcpQueueSession * s, guint64 target)
   s->stats.skips++;
 }
 
+/* The first keyframe after the cursor that its receiver's deadline has
+ * not passed yet (with the session's transit), NO_INDEX: none. A session
+ * held up by an outage keeps what it can still deliver in time, where the
+ * latest keyframe would throw away up to a keyframe interval more. */
+static guint64
+earliest_timely_keyframe (MtcpSendQueue * q, MtcpQueueSession * s)
+{
+  guint64 i, end = queue_end (q);
+  GstClockTime elapsed, bound;
+
+  if (!GST_CLOCK_TIME_IS_VALID (s->anchor_time) ||
+      !GST_CLOCK_TIME_IS_VALID (s->max_lag_time))
+    return NO_INDEX;
+  elapsed = (GstClockTime) MAX (q->clock () - s->anchor_us, 0) * GST_USECOND;
+  bound = s->max_lag_time - MIN (s->transit, s->max_lag_time);
+  for (i = s->cursor + 1; i < end; i++) {
+    Entry *e = entry_at (q, i);
+    if (e->kind != ENTRY_BUFFER || !e->keyframe ||
+        !GST_CLOCK_TIME_IS_VALID (e->time) || e->time < s->anchor_time)
+      continue;
+    if (elapsed <= e->time - s->anchor_time + bound)
+      return i;
+  }
+  return NO_INDEX;
+}
+
 guint
 mtcp_send_queue_enforce_limits (MtcpSendQueue * q)
 {
@@ -783,9 +809,14 @@ mtcp_send_queue_enforce_limits (MtcpSendQueue * q)
 
     if (!session_over_limits (q, s, TRUE))
       continue;
-    if (q->latest_keyframe != NO_INDEX && q->latest_keyframe > s->cursor) {
+    /* past its receiver's deadline only: from the first frame still in
+     * time; behind the sink's own bounds: from the latest keyframe */
+    target = session_over_limits (q, s, FALSE) ? NO_INDEX :
+        earliest_timely_keyframe (q, s);
+    if (target == NO_INDEX && q->latest_keyframe != NO_INDEX &&
+        q->latest_keyframe > s->cursor)
       target = q->latest_keyframe;
-    } else {
+    if (target == NO_INDEX) {
       /* no keyframe ahead: drop what is queued and wait for the next one */
       target = queue_end (q);
       s->awaiting_keyframe = TRUE;

@@ -72,7 +72,7 @@ typedef struct {
   guint path;                   /* caller: the uplink it was dialed from */
   guint32 echo_rtt_us;          /* from REPORT echoes */
   MtcpTcpInfo info;
-  gint64 watch_read_us;         /* when the deadline watch last read info */
+  gint64 watch_read_us;         /* when info was last read between ticks */
   MtcpFriendly *friendly;       /* transfer-control=network-friendly */
   gint64 transfer_read_us;      /* when it last read info */
   gchar *congestion;

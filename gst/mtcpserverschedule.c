@@ -24,8 +24,10 @@ GST_DEBUG_CATEGORY (mtcp_server_schedule_debug);
 /* what a connection takes at a time before it writes (dynamic scheduler),
  * and never more than its unsent mark */
 #define PUMP_RUN_BYTES (32 * 1024)
-/* a silent connection's TCP_INFO is read again before it is refused a
- * frame, at most this often */
+/* how old a connection's TCP_INFO may be when it is given a frame (the
+ * silence it shows must be seen within a few frames), and when it is
+ * refused one for being silent */
+#define SILENT_CHECK_US (40 * G_TIME_SPAN_MILLISECOND)
 #define SILENT_REREAD_US (10 * G_TIME_SPAN_MILLISECOND)
 
 /* Write what the connection holds; FALSE if it was closed. */
@@ -121,11 +123,14 @@ conn_ready (MtcpServer * server, ServerConn * sc)
    * every path): what it took now would wait there and be stale when the
    * path comes back, where in the shared queue the session can still skip
    * it or hand it to a connection that is heard. A dark one's frames go to
-   * the others (mtcpserverrepair.c). Read again before refusing: the ACK
-   * that ends it must let frames go at once */
-  if (server_conn_silent (sc)) {
+   * the others (mtcpserverrepair.c). Its TCP_INFO is read again when
+   * older than SILENT_CHECK_US (the tick reads every 200 ms: too late),
+   * or SILENT_REREAD_US while silent, so that the ACK that ends it lets
+   * frames go at once */
+  {
     gint64 now = g_get_monotonic_time ();
-    if (now - sc->watch_read_us >= SILENT_REREAD_US) {
+    if (now - sc->watch_read_us >= (server_conn_silent (sc) ?
+            SILENT_REREAD_US : SILENT_CHECK_US)) {
       mtcp_tcp_info_read (mtcp_connection_get_socket (sc->conn), &sc->info);
       sc->watch_read_us = now;
     }

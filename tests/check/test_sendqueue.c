@@ -431,6 +431,51 @@ GST_START_TEST (test_session_lag_counts_transit)
 
 GST_END_TEST;
 
+/* An outage at a receiver with 2 s of latency: nothing is taken after the
+ * first buffer. Once seq 1 is late (2033 ms) the session skips to the
+ * first keyframe still in time (990 ms, due at 2990 ms), not the latest
+ * (1980 ms), and once that one is late, to the next (1980 ms): what can
+ * still arrive in time stays. Behind the sink's own bound it is the
+ * latest keyframe, as before. */
+GST_START_TEST (test_session_lag_keeps_the_first_timely_keyframe)
+{
+  MtcpSendQueueLimits limits = { 0, 5 * GST_SECOND };
+  MtcpSendQueue *q = mtcp_send_queue_new (&limits);
+  MtcpQueueSession *s = mtcp_send_queue_add_session (q);
+  guint i, skips = 0;
+
+  mtcp_send_queue_set_clock (q, fake_clock);
+  mtcp_send_queue_session_set_max_lag (q, s, 2 * GST_SECOND);
+  push_live (q, 0, FALSE, 0);
+  expect_buffer (mtcp_send_queue_take (q, s), 0, 0);
+  for (i = 1; i <= 62; i++) {
+    push_live (q, i, i % 30 != 0, i * 33);      /* keyframes every 990 ms */
+    skips += mtcp_send_queue_enforce_limits (q);
+    fail_unless_equals_int (skips, i < 62 ? 0 : 1);
+  }
+  expect_skip (mtcp_send_queue_take (q, s), 1, 30);
+  /* the outage goes on: nothing more is taken */
+  for (i = 63; i <= 92; i++) {
+    push_live (q, i, i % 30 != 0, i * 33);
+    skips += mtcp_send_queue_enforce_limits (q);
+    /* seq 30 (990 ms) is due at 2990 ms: past it at 91 * 33 = 3003 ms */
+    fail_unless_equals_int (skips, i < 91 ? 1 : 2);
+  }
+  expect_skip (mtcp_send_queue_take (q, s), 30, 60);
+  expect_buffer (mtcp_send_queue_take (q, s), 60, 60);
+  /* the sink's own bound (5 s): the latest keyframe */
+  for (i = 93; i <= 250; i++)
+    push_live (q, i % 256, i % 30 != 0, i * 33);
+  fake_now_us = 8250 * 1000;
+  mtcp_send_queue_session_set_max_lag (q, s, 10 * GST_SECOND);
+  fail_unless_equals_int (mtcp_send_queue_enforce_limits (q), 1);
+  expect_skip (mtcp_send_queue_take (q, s), 61, 240);
+  expect_buffer (mtcp_send_queue_take (q, s), 240, 240);
+  mtcp_send_queue_free (q);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_static_lanes_take_seq_mod_n)
 {
   MtcpSendQueue *q = mtcp_send_queue_new (&no_limits);
@@ -511,6 +556,7 @@ sendqueue_suite (void)
   tcase_add_test (tc, test_session_lag_burst_is_not_late);
   tcase_add_test (tc, test_session_lag_ignores_what_is_in_flight);
   tcase_add_test (tc, test_session_lag_counts_transit);
+  tcase_add_test (tc, test_session_lag_keeps_the_first_timely_keyframe);
   tcase_add_test (tc, test_deltas_before_first_keyframe_are_skipped);
   tcase_add_test (tc, test_late_joiner_starts_at_latest_keyframe_after_caps);
   tcase_add_test (tc, test_joiner_gets_streamheader_from_caps);
