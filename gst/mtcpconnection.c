@@ -851,6 +851,23 @@ mtcp_connection_copy_frames_from (MtcpConnection * conn, guint64 seq)
 }
 
 gint64
+mtcp_connection_unacked_since (MtcpConnection * conn, guint64 tcp_bytes_acked)
+{
+  guint64 acked = tcp_bytes_acked > conn->tcp_acked_base ?
+      tcp_bytes_acked - conn->tcp_acked_base : 0;
+  GList *l;
+
+  if (conn->tls)
+    return G_MAXINT64;
+  for (l = conn->sent.head; l; l = l->next) {
+    MtcpOutFrame *f = l->data;
+    if (f->end_offset > acked)
+      return f->written_us;
+  }
+  return G_MAXINT64;
+}
+
+gint64
 mtcp_connection_first_due (MtcpConnection * conn)
 {
   GSequenceIter *first = g_sequence_get_begin_iter (conn->waiting);

@@ -205,6 +205,13 @@ gint64 mtcp_connection_first_due (MtcpConnection * conn);
 GList *mtcp_connection_copy_frames_due (MtcpConnection * conn,
     guint64 tcp_bytes_acked, gint64 stale_before_us, gint64 due_before_us);
 
+/* When the oldest frame this connection wrote that its TCP peer has not
+ * acknowledged (@tcp_bytes_acked: TCP_INFO's bytes_acked) was written;
+ * G_MAXINT64 when none is (all acknowledged, or only control frames in
+ * flight) or it cannot tell (TLS). */
+gint64 mtcp_connection_unacked_since (MtcpConnection * conn,
+    guint64 tcp_bytes_acked);
+
 /* What a copy of a frame needs to know of a connection it could go out on. */
 typedef struct {
   gint64 room;                  /* bytes its congestion window takes now */

@@ -73,6 +73,7 @@ typedef struct {
   guint32 echo_rtt_us;          /* from REPORT echoes */
   MtcpTcpInfo info;
   gint64 watch_read_us;         /* when info was last read between ticks */
+  gboolean held_silent;         /* refused frames: silent (mtcpserverschedule.c) */
   MtcpFriendly *friendly;       /* transfer-control=network-friendly */
   gint64 transfer_read_us;      /* when it last read info */
   gchar *congestion;
@@ -111,7 +112,8 @@ struct _ServerSession {
   guint64 frames_copied;        /* copied because their deadline was near */
   guint64 gated;                /* times a connection could take a frame
                                  * but would have delivered it late */
-  guint64 held_silent;          /* times one was refused a frame: silent */
+  guint64 held_silent;          /* times a connection fell silent and was
+                                 * given no frame until heard again */
   guint64 bytes_copied;
   guint64 frames_expired;       /* unacknowledged, no longer kept */
   gsize bytes_kept;             /* unacknowledged, kept, at the last tick */

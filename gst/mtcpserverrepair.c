@@ -77,6 +77,7 @@ session_spread_copies (MtcpServer * server, ServerSession * sess,
   guint n_conns = sess->conns->len, i, n = 0;
   MtcpCopyTarget *t = g_new0 (MtcpCopyTarget, n_conns);
   gboolean *touched = g_new0 (gboolean, n_conns);
+  gboolean *silent = g_new0 (gboolean, n_conns);
   GList *l;
 
   *bytes = 0;
@@ -87,6 +88,7 @@ session_spread_copies (MtcpServer * server, ServerSession * sess,
       continue;
     mtcp_tcp_info_read (mtcp_connection_get_socket (sc->conn), &sc->info);
     t[i].repairing = mtcp_tcp_info_in_loss_recovery (&sc->info);
+    silent[i] = server_conn_silent (sc);
     t[i].room = conn_send_room (sc);
     t[i].rtt_us = sc->info.rtt_us;
   }
@@ -97,7 +99,8 @@ session_spread_copies (MtcpServer * server, ServerSession * sess,
 
     for (i = 0; i < n_conns; i++) {
       sc = g_ptr_array_index (sess->conns, i);
-      t[i].excluded = sc == holder ||
+      /* nor into a connection that hears nothing: it would only wait */
+      t[i].excluded = sc == holder || silent[i] ||
           mtcp_connection_holds_frame (sc->conn, f->seq);
     }
     best = mtcp_copy_target_pick (t, n_conns);
@@ -128,6 +131,7 @@ session_spread_copies (MtcpServer * server, ServerSession * sess,
   g_list_free (copies);
   g_free (t);
   g_free (touched);
+  g_free (silent);
   return n;
 }
 
@@ -231,17 +235,22 @@ server_hedge_stuck_frame (MtcpServer * server, ServerSession * sess,
  * soonest (session_spread_copies). The receiver
  * keeps whichever arrives first. Without the receiver's word, so in time
  * for short budgets; bounded by copy_overhead_percent. */
-/* How long without an ACK, with data in flight, makes @sc dark: two RTTs
- * and four variations, HEDGE_MIN_WAIT_US at least. By the TCP_INFO last
- * read. */
+/* Silent: no ACK for two RTTs and four variations (HEDGE_MIN_WAIT_US at
+ * least) with data in flight that went out longer ago than that (a frame
+ * written to a connection idle for a while is not silence before its ACK
+ * could come; where the connection cannot tell, TLS or only control
+ * frames in flight, TCP_INFO alone says). By the TCP_INFO last read. */
 gboolean
 server_conn_silent (const ServerConn * sc)
 {
   gint64 quiet = MAX (HEDGE_MIN_WAIT_US, 2 * (gint64) sc->info.rtt_us +
-      4 * (gint64) sc->info.rttvar_us);
+      4 * (gint64) sc->info.rttvar_us), since;
 
-  return sc->info.unacked > 0 &&
-      (gint64) sc->info.last_ack_recv_ms * 1000 > quiet;
+  if (sc->info.unacked == 0 ||
+      (gint64) sc->info.last_ack_recv_ms * 1000 <= quiet)
+    return FALSE;
+  since = mtcp_connection_unacked_since (sc->conn, sc->info.bytes_acked);
+  return since == G_MAXINT64 || g_get_monotonic_time () - since > quiet;
 }
 
 /* @holder is silent while another of the session's connections is heard

@@ -52,8 +52,8 @@ server_conn_flush (MtcpServer * server, ServerConn * sc, MtcpIoResult * result)
 /* server->lock held. How much later than the session's first frame a
  * frame handed to @sc now reaches the receiver (whose clock that frame
  * set): what waits before it in the socket, at the rate the connection
- * delivers, and the queueing its RTT shows above the path's least. By the
- * TCP_INFO last read (a tick ago at most). */
+ * delivers, and the queueing ahead of it in the path (below). By the
+ * TCP_INFO last read. */
 static gint64
 conn_transit_us (ServerConn * sc)
 {
@@ -80,8 +80,9 @@ conn_transit_us (ServerConn * sc)
    * it down: the smaller of the two. Nothing in flight: none */
   if (info->unacked > 0 && info->min_rtt_us > 0 &&
       info->rtt_us > info->min_rtt_us && rate > 0) {
-    gint64 queued = MIN ((guint64) info->unacked * info->snd_mss *
-        G_USEC_PER_SEC / rate, (guint64) G_MAXINT32) - info->min_rtt_us;
+    gint64 queued = (gint64) MIN ((guint64) info->unacked * info->snd_mss *
+        G_USEC_PER_SEC / rate, (guint64) G_MAXINT32) -
+        (gint64) info->min_rtt_us;
     transit += CLAMP (queued, 0, (gint64) (info->rtt_us - info->min_rtt_us));
   }
   return transit;
@@ -125,8 +126,9 @@ conn_ready (MtcpServer * server, ServerConn * sc)
    * it or hand it to a connection that is heard. A dark one's frames go to
    * the others (mtcpserverrepair.c). Its TCP_INFO is read again when
    * older than SILENT_CHECK_US (the tick reads every 200 ms: too late),
-   * or SILENT_REREAD_US while silent, so that the ACK that ends it lets
-   * frames go at once */
+   * or SILENT_REREAD_US while silent: a live upstream pumps at every
+   * buffer, so the ACK that ends it lets frames go within one; otherwise
+   * the tick's pump (200 ms) does */
   {
     gint64 now = g_get_monotonic_time ();
     if (now - sc->watch_read_us >= (server_conn_silent (sc) ?
@@ -135,10 +137,12 @@ conn_ready (MtcpServer * server, ServerConn * sc)
       sc->watch_read_us = now;
     }
     if (server_conn_silent (sc)) {
-      if (sc->session)
-        sc->session->held_silent++;
+      if (!sc->held_silent && sc->session)
+        sc->session->held_silent++;     /* once a silence */
+      sc->held_silent = TRUE;
       return FALSE;
     }
+    sc->held_silent = FALSE;
   }
   /* a stored video's transfer control: no room in this round */
   if (server_transfer_room (server, sc, 0) == 0)
