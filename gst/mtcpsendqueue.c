@@ -41,6 +41,7 @@ struct _MtcpQueueSession {
   GstClockTime max_lag_time;    /* its receiver's latency, NONE: not said */
   GstClockTime transit;         /* to the receiver from here, beyond the
                                  * first buffer's, on its fastest connection */
+  gboolean keep_timely;         /* skip to the first keyframe in time */
   gint64 anchor_us;             /* when its first buffer was handed out */
   GstClockTime anchor_time;     /* and that buffer's time; NONE: not yet */
   MtcpQueueSessionStats stats;
@@ -674,6 +675,13 @@ mtcp_send_queue_session_set_max_lag (MtcpSendQueue * q, MtcpQueueSession * s,
 }
 
 void
+mtcp_send_queue_session_keep_timely (MtcpSendQueue * q, MtcpQueueSession * s,
+    gboolean keep_timely)
+{
+  s->keep_timely = keep_timely;
+}
+
+void
 mtcp_send_queue_session_set_transit (MtcpSendQueue * q, MtcpQueueSession * s,
     GstClockTime transit)
 {
@@ -774,7 +782,7 @@ session_skip_to (MtcpSendQueue * q, MtcpQueueSession * s, guint64 target)
 /* The first keyframe after the cursor that its receiver's deadline has
  * not passed yet (with the session's transit), NO_INDEX: none. A session
  * held up by an outage keeps what it can still deliver in time, where the
- * latest keyframe would throw away up to a keyframe interval more. */
+ * latest keyframe would throw away up to the receiver's latency more. */
 static guint64
 earliest_timely_keyframe (MtcpSendQueue * q, MtcpQueueSession * s)
 {
@@ -809,10 +817,10 @@ mtcp_send_queue_enforce_limits (MtcpSendQueue * q)
 
     if (!session_over_limits (q, s, TRUE))
       continue;
-    /* past its receiver's deadline only: from the first frame still in
-     * time; behind the sink's own bounds: from the latest keyframe */
-    target = session_over_limits (q, s, FALSE) ? NO_INDEX :
-        earliest_timely_keyframe (q, s);
+    /* past its receiver's deadline only, in or just after an outage: from
+     * the first keyframe still in time; otherwise the latest keyframe */
+    target = !s->keep_timely || session_over_limits (q, s, FALSE) ?
+        NO_INDEX : earliest_timely_keyframe (q, s);
     if (target == NO_INDEX && q->latest_keyframe != NO_INDEX &&
         q->latest_keyframe > s->cursor)
       target = q->latest_keyframe;

@@ -64,10 +64,10 @@ void mtcp_send_queue_push_buffer (MtcpSendQueue * queue, GstBuffer * buffer,
     GstClockTime pts, GstClockTime dts, GstClockTime duration);
 void mtcp_send_queue_push_eos (MtcpSendQueue * queue);
 
-/* Moves every session that is further behind than the limits to the
- * latest keyframe, and one past its own lag bound only to the first
- * keyframe still in time for its receiver (live upstream). Returns how
- * many sessions skipped. */
+/* Moves every session that is further behind than the limits (or its own
+ * lag bound) to the latest keyframe, one past its own bound only and told
+ * to keep what is in time to the first keyframe still in time for its
+ * receiver (live upstream). Returns how many sessions skipped. */
 guint mtcp_send_queue_enforce_limits (MtcpSendQueue * queue);
 /* Largest backlog of any session, for holding back a non-live upstream. */
 gboolean mtcp_send_queue_over_limits (MtcpSendQueue * queue);
@@ -86,8 +86,8 @@ void mtcp_send_queue_remove_session (MtcpSendQueue * queue,
 /* A bound of the session's own on its lag: its receiver's latency. Once
  * the next buffer it would hand out was due more than that ago by the
  * receiver's clock (anchored on the first buffer handed out), the session
- * skips to the first keyframe that is not (the latest when none is): the
- * rest could only arrive late. The
+ * skips to the latest keyframe (see keep_timely): the rest could only
+ * arrive late. The
  * queue's max_lag_time applies as before. GST_CLOCK_TIME_NONE: none. */
 void mtcp_send_queue_session_set_max_lag (MtcpSendQueue * queue,
     MtcpQueueSession * session, GstClockTime max_lag);
@@ -97,6 +97,11 @@ void mtcp_send_queue_session_set_max_lag (MtcpSendQueue * queue,
  * could only arrive past the lag bound (0 = nothing known). */
 void mtcp_send_queue_session_set_transit (MtcpSendQueue * queue,
     MtcpQueueSession * session, GstClockTime transit);
+/* TRUE: past its own lag bound the session skips to the first keyframe
+ * still in time (an outage, or just after one); FALSE (the default): to
+ * the latest keyframe, as behind the queue's limits. */
+void mtcp_send_queue_session_keep_timely (MtcpSendQueue * queue,
+    MtcpQueueSession * session, gboolean keep_timely);
 /* How late the next buffer the session hands out is already, by the
  * receiver's clock (0: on time, or nothing to go by). */
 GstClockTime mtcp_send_queue_session_late_by (MtcpSendQueue * queue,

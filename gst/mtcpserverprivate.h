@@ -74,6 +74,8 @@ typedef struct {
   MtcpTcpInfo info;
   gint64 watch_read_us;         /* when info was last read between ticks */
   gboolean held_silent;         /* refused frames: silent (mtcpserverschedule.c) */
+  guint32 rtt_before_silence_us;        /* its smoothed RTT then */
+  gint64 heard_again_us;        /* when the last silence ended, 0 = none */
   MtcpFriendly *friendly;       /* transfer-control=network-friendly */
   gint64 transfer_read_us;      /* when it last read info */
   gchar *congestion;
@@ -252,6 +254,8 @@ void server_pump_all (MtcpServer * server);
 void server_wake (MtcpServer * server);
 void server_follow_cwnd_with_lowat (MtcpServer * server, ServerConn * sc);
 gint64 server_session_transit_us (ServerSession * sess);
+void server_session_note_silence (MtcpServer * server, ServerSession * sess,
+    gint64 now);
 
 /* mtcpservertransfer.c, server->lock held but the timer's (no lock, it
  * takes it). server_transfer_room: what @sc may pass to TCP now under the

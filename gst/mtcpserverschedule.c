@@ -29,6 +29,9 @@ GST_DEBUG_CATEGORY (mtcp_server_schedule_debug);
  * refused one for being silent */
 #define SILENT_CHECK_US (40 * G_TIME_SPAN_MILLISECOND)
 #define SILENT_REREAD_US (10 * G_TIME_SPAN_MILLISECOND)
+/* how long after a silence the RTT it left behind does not count in full,
+ * and the session keeps what is still in time when it skips */
+#define RECOVERY_US G_USEC_PER_SEC
 
 /* Write what the connection holds; FALSE if it was closed. */
 gboolean
@@ -73,17 +76,20 @@ conn_transit_us (ServerConn * sc)
   if (waiting > 0)
     transit = rate > 0 ? (gint64) MIN (waiting * G_USEC_PER_SEC / rate,
         (guint64) G_MAXINT32) : G_MAXINT32;
-  /* the queueing ahead of a new frame: what is in flight, at that rate,
-   * beyond the path's least RTT; the smoothed RTT above its least says
-   * the same but late, since it keeps an outage's delayed ACKs for many
-   * more, while this one holds frames back and nothing is sent to bring
-   * it down: the smaller of the two. Nothing in flight: none */
-  if (info->unacked > 0 && info->min_rtt_us > 0 &&
-      info->rtt_us > info->min_rtt_us && rate > 0) {
-    gint64 queued = (gint64) MIN ((guint64) info->unacked * info->snd_mss *
-        G_USEC_PER_SEC / rate, (guint64) G_MAXINT32) -
-        (gint64) info->min_rtt_us;
-    transit += CLAMP (queued, 0, (gint64) (info->rtt_us - info->min_rtt_us));
+  /* the queueing ahead of a new frame: the smoothed RTT above the least,
+   * while anything is in flight (with nothing in flight none of ours is
+   * queued, and a gate that held frames back on a stale RTT would send
+   * nothing to bring it down). For RECOVERY_US after a silence no more
+   * than before it: the outage's delayed ACKs hold the smoothed RTT at
+   * seconds for many more (the kernel's delivery rate, which would say
+   * how much is queued, stays seconds stale when the path slows) */
+  if (info->unacked > 0 && info->min_rtt_us > 0) {
+    guint32 rtt = info->rtt_us;
+    if (sc->rtt_before_silence_us > 0 &&
+        g_get_monotonic_time () - sc->heard_again_us < RECOVERY_US)
+      rtt = MIN (rtt, sc->rtt_before_silence_us);
+    if (rtt > info->min_rtt_us)
+      transit += rtt - info->min_rtt_us;
   }
   return transit;
 }
@@ -137,12 +143,21 @@ conn_ready (MtcpServer * server, ServerConn * sc)
       sc->watch_read_us = now;
     }
     if (server_conn_silent (sc)) {
-      if (!sc->held_silent && sc->session)
-        sc->session->held_silent++;     /* once a silence */
-      sc->held_silent = TRUE;
+      if (!sc->held_silent) {
+        /* once a silence; its RTT before it, no ACK has moved it since */
+        sc->held_silent = TRUE;
+        sc->rtt_before_silence_us = sc->info.rtt_us;
+        if (sc->session) {
+          sc->session->held_silent++;
+          server_session_note_silence (server, sc->session, now);
+        }
+      }
       return FALSE;
     }
-    sc->held_silent = FALSE;
+    if (sc->held_silent) {
+      sc->held_silent = FALSE;
+      sc->heard_again_us = now;
+    }
   }
   /* a stored video's transfer control: no room in this round */
   if (server_transfer_room (server, sc, 0) == 0)
@@ -346,6 +361,27 @@ server_follow_cwnd_with_lowat (MtcpServer * server, ServerConn * sc)
         sc->info.snd_cwnd, sc->info.snd_mss);
     sc->lowat = want;
   }
+}
+
+/* server->lock held. A session in an outage or just out of one (a
+ * connection silent now, or heard again within RECOVERY_US): when it
+ * skips it keeps what can still arrive in time (the path is back, or
+ * will be, with room to catch up); otherwise the latest keyframe (a path
+ * slower than the stream gains nothing from an older one). Told to the
+ * queue at every tick and when a silence starts. */
+void
+server_session_note_silence (MtcpServer * server, ServerSession * sess,
+    gint64 now)
+{
+  gboolean recovering = FALSE;
+  guint i;
+
+  for (i = 0; i < sess->conns->len && !recovering; i++) {
+    ServerConn *sc = g_ptr_array_index (sess->conns, i);
+    recovering = sc->held_silent || (sc->heard_again_us > 0 &&
+        now - sc->heard_again_us < RECOVERY_US);
+  }
+  mtcp_send_queue_session_keep_timely (server->queue, sess->qs, recovering);
 }
 
 /* server->lock held. The transit of the session's fastest connection

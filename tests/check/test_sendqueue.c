@@ -432,34 +432,42 @@ GST_START_TEST (test_session_lag_counts_transit)
 GST_END_TEST;
 
 /* An outage at a receiver with 2 s of latency: nothing is taken after the
- * first buffer. Once seq 1 is late (2033 ms) the session skips to the
- * first keyframe still in time (990 ms, due at 2990 ms), not the latest
- * (1980 ms), and once that one is late, to the next (1980 ms): what can
- * still arrive in time stays. Behind the sink's own bound it is the
- * latest keyframe, as before. */
+ * first buffer. Once seq 1 is late (2033 ms) a session told to keep what
+ * is in time (the sink does during and just after an outage) skips to
+ * the first keyframe still in time (990 ms, due at 2990 ms), and once
+ * that one is late, to the next (1980 ms); one that is not told skips to
+ * the latest keyframe (1980 ms at once). Behind the sink's own bound it
+ * is the latest keyframe either way. */
 GST_START_TEST (test_session_lag_keeps_the_first_timely_keyframe)
 {
   MtcpSendQueueLimits limits = { 0, 5 * GST_SECOND };
   MtcpSendQueue *q = mtcp_send_queue_new (&limits);
   MtcpQueueSession *s = mtcp_send_queue_add_session (q);
+  MtcpQueueSession *plain = mtcp_send_queue_add_session (q);
   guint i, skips = 0;
 
   mtcp_send_queue_set_clock (q, fake_clock);
   mtcp_send_queue_session_set_max_lag (q, s, 2 * GST_SECOND);
+  mtcp_send_queue_session_set_max_lag (q, plain, 2 * GST_SECOND);
+  mtcp_send_queue_session_keep_timely (q, s, TRUE);
   push_live (q, 0, FALSE, 0);
   expect_buffer (mtcp_send_queue_take (q, s), 0, 0);
+  expect_buffer (mtcp_send_queue_take (q, plain), 0, 0);
   for (i = 1; i <= 62; i++) {
     push_live (q, i, i % 30 != 0, i * 33);      /* keyframes every 990 ms */
     skips += mtcp_send_queue_enforce_limits (q);
-    fail_unless_equals_int (skips, i < 62 ? 0 : 1);
+    fail_unless_equals_int (skips, i < 62 ? 0 : 2);
   }
   expect_skip (mtcp_send_queue_take (q, s), 1, 30);
+  expect_skip (mtcp_send_queue_take (q, plain), 1, 60);
+  expect_buffer (mtcp_send_queue_take (q, plain), 60, 60);
+  mtcp_send_queue_remove_session (q, plain);
   /* the outage goes on: nothing more is taken */
   for (i = 63; i <= 92; i++) {
     push_live (q, i, i % 30 != 0, i * 33);
     skips += mtcp_send_queue_enforce_limits (q);
     /* seq 30 (990 ms) is due at 2990 ms: past it at 91 * 33 = 3003 ms */
-    fail_unless_equals_int (skips, i < 91 ? 1 : 2);
+    fail_unless_equals_int (skips, i < 91 ? 2 : 3);
   }
   expect_skip (mtcp_send_queue_take (q, s), 30, 60);
   expect_buffer (mtcp_send_queue_take (q, s), 60, 60);
