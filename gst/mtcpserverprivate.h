@@ -73,7 +73,7 @@ typedef struct {
   guint32 echo_rtt_us;          /* from REPORT echoes */
   MtcpTcpInfo info;
   gint64 watch_read_us;         /* when info was last read between ticks */
-  gboolean held_silent;         /* refused frames: silent (mtcpserverschedule.c) */
+  gboolean silent;              /* as last seen (mtcpserverschedule.c) */
   guint32 rtt_before_silence_us;        /* its smoothed RTT then */
   gint64 heard_again_us;        /* when the last silence ended, 0 = none */
   MtcpFriendly *friendly;       /* transfer-control=network-friendly */
@@ -114,8 +114,8 @@ struct _ServerSession {
   guint64 frames_copied;        /* copied because their deadline was near */
   guint64 gated;                /* times a connection could take a frame
                                  * but would have delivered it late */
-  guint64 held_silent;          /* times a connection fell silent and was
-                                 * given no frame until heard again */
+  guint64 held_silent;          /* times a connection fell silent (it is
+                                 * given no frame until heard again) */
   guint64 bytes_copied;
   guint64 frames_expired;       /* unacknowledged, no longer kept */
   gsize bytes_kept;             /* unacknowledged, kept, at the last tick */
@@ -254,6 +254,8 @@ void server_pump_all (MtcpServer * server);
 void server_wake (MtcpServer * server);
 void server_follow_cwnd_with_lowat (MtcpServer * server, ServerConn * sc);
 gint64 server_session_transit_us (ServerSession * sess);
+gboolean server_conn_note_silence (MtcpServer * server, ServerConn * sc,
+    gint64 now);
 void server_session_note_silence (MtcpServer * server, ServerSession * sess,
     gint64 now);
 

@@ -137,27 +137,13 @@ conn_ready (MtcpServer * server, ServerConn * sc)
    * the tick's pump (200 ms) does */
   {
     gint64 now = g_get_monotonic_time ();
-    if (now - sc->watch_read_us >= (server_conn_silent (sc) ?
+    if (now - sc->watch_read_us >= (sc->silent ?
             SILENT_REREAD_US : SILENT_CHECK_US)) {
       mtcp_tcp_info_read (mtcp_connection_get_socket (sc->conn), &sc->info);
       sc->watch_read_us = now;
     }
-    if (server_conn_silent (sc)) {
-      if (!sc->held_silent) {
-        /* once a silence; its RTT before it, no ACK has moved it since */
-        sc->held_silent = TRUE;
-        sc->rtt_before_silence_us = sc->info.rtt_us;
-        if (sc->session) {
-          sc->session->held_silent++;
-          server_session_note_silence (server, sc->session, now);
-        }
-      }
+    if (server_conn_note_silence (server, sc, now))
       return FALSE;
-    }
-    if (sc->held_silent) {
-      sc->held_silent = FALSE;
-      sc->heard_again_us = now;
-    }
   }
   /* a stored video's transfer control: no room in this round */
   if (server_transfer_room (server, sc, 0) == 0)
@@ -367,10 +353,9 @@ server_follow_cwnd_with_lowat (MtcpServer * server, ServerConn * sc)
  * connection silent now, or heard again within RECOVERY_US): when it
  * skips it keeps what can still arrive in time (the path is back, or
  * will be, with room to catch up); otherwise the latest keyframe (a path
- * slower than the stream gains nothing from an older one). Told to the
- * queue at every tick and when a silence starts. */
-void
-server_session_note_silence (MtcpServer * server, ServerSession * sess,
+ * slower than the stream gains nothing from an older one). */
+static void
+session_tell_recovering (MtcpServer * server, ServerSession * sess,
     gint64 now)
 {
   gboolean recovering = FALSE;
@@ -378,10 +363,46 @@ server_session_note_silence (MtcpServer * server, ServerSession * sess,
 
   for (i = 0; i < sess->conns->len && !recovering; i++) {
     ServerConn *sc = g_ptr_array_index (sess->conns, i);
-    recovering = sc->held_silent || (sc->heard_again_us > 0 &&
+    recovering = sc->silent || (sc->heard_again_us > 0 &&
         now - sc->heard_again_us < RECOVERY_US);
   }
   mtcp_send_queue_session_keep_timely (server->queue, sess->qs, recovering);
+}
+
+/* server->lock held. Whether @sc is silent by its TCP_INFO as last read,
+ * noting where a silence starts (its RTT then: no ACK has moved it since)
+ * and ends, and telling its session's queue. */
+gboolean
+server_conn_note_silence (MtcpServer * server, ServerConn * sc, gint64 now)
+{
+  gboolean silent = server_conn_silent (sc);
+
+  if (silent == sc->silent)
+    return silent;
+  sc->silent = silent;
+  if (silent) {
+    sc->rtt_before_silence_us = sc->info.rtt_us;
+    if (sc->session)
+      sc->session->held_silent++;
+  } else {
+    sc->heard_again_us = now;
+  }
+  if (sc->session)
+    session_tell_recovering (server, sc->session, now);
+  return silent;
+}
+
+/* server->lock held. At every tick, by TCP_INFO read just before. */
+void
+server_session_note_silence (MtcpServer * server, ServerSession * sess,
+    gint64 now)
+{
+  guint i;
+
+  for (i = 0; i < sess->conns->len; i++)
+    server_conn_note_silence (server, g_ptr_array_index (sess->conns, i),
+        now);
+  session_tell_recovering (server, sess, now);
 }
 
 /* server->lock held. The transit of the session's fastest connection
