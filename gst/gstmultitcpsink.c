@@ -872,6 +872,8 @@ gst_multi_tcp_sink_set_caps (GstBaseSink * bsink, GstCaps * caps)
   GstMultiTcpSink *self = GST_MULTI_TCP_SINK (bsink);
 
   GST_DEBUG_OBJECT (self, "caps %" GST_PTR_FORMAT, caps);
+  if (mtcp_ts_keyframes_init (&self->ts_keyframes, caps))
+    GST_DEBUG_OBJECT (self, "MPEG-TS: keyframes by random access indicator");
   mtcp_server_push_caps (self->server, caps);
   return TRUE;
 }
@@ -916,6 +918,22 @@ gst_multi_tcp_sink_render (GstBaseSink * bsink, GstBuffer * buf)
   GST_OBJECT_UNLOCK (self);
   if (wait && !mtcp_server_wait_receiver (self->server))
     return GST_FLOW_FLUSHING;
+  /* MPEG-TS marks no delta units: joiners and skips would start mid-GOP */
+  if (self->ts_keyframes.packet_size > 0) {
+    gboolean delta = mtcp_ts_keyframes_is_delta (&self->ts_keyframes, buf);
+    if (delta != GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DELTA_UNIT)) {
+      GstBuffer *marked = gst_buffer_copy (buf);   /* the memory is shared */
+      gboolean ok;
+      if (delta)
+        GST_BUFFER_FLAG_SET (marked, GST_BUFFER_FLAG_DELTA_UNIT);
+      else
+        GST_BUFFER_FLAG_UNSET (marked, GST_BUFFER_FLAG_DELTA_UNIT);
+      ok = mtcp_server_push_buffer (self->server, marked, pts, dts,
+          GST_BUFFER_DURATION (buf), upstream_is_live (self));
+      gst_buffer_unref (marked);
+      return ok ? GST_FLOW_OK : GST_FLOW_FLUSHING;
+    }
+  }
   if (!mtcp_server_push_buffer (self->server, buf, pts, dts,
           GST_BUFFER_DURATION (buf), upstream_is_live (self)))
     return GST_FLOW_FLUSHING;

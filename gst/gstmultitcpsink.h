@@ -14,6 +14,7 @@
 #include "gstmultitcpcaller.h"
 #include "mtcpbitrate.h"
 #include "mtcpencoder.h"
+#include "mtcptskeyframe.h"
 
 G_BEGIN_DECLS
 
@@ -70,6 +71,8 @@ struct _GstMultiTcpSink {
   guint min_bitrate, max_bitrate;       /* bits/s; max 0: the encoder's own */
 
   MtcpServer *server;
+  /* MPEG-TS: which buffers are keyframes (streaming thread only) */
+  MtcpTsKeyframes ts_keyframes;
   guint current_port;
   gint upstream_live;           /* -1 unknown, 0, 1 */
   gint64 last_warning_us;

@@ -824,6 +824,66 @@ GST_START_TEST (test_mpegts_every_frame_decoded)
 
 GST_END_TEST;
 
+/* A receiver joining a running MPEG-TS stream starts at a keyframe:
+ * mpegtsmux marks nothing DELTA_UNIT, the sink finds keyframes by the
+ * random access indicator, so the first buffer the receiver pushes is a
+ * keyframe's and later ones are marked delta (without it every TS buffer
+ * was a keyframe and a joiner started wherever the stream was) */
+GST_START_TEST (test_mpegts_joiner_starts_at_keyframe)
+{
+  GstElement *tx, *rx, *sink, *appsink;
+  gchar *desc;
+  gint port = 0;
+  guint n = 0, deltas = 0;
+  gboolean first_delta = TRUE;
+
+  if (!have_elements ("x264enc mpegtsmux"))
+    return;
+  tx = gst_parse_launch ("videotestsrc is-live=true pattern=ball ! "
+      "video/x-raw,width=320,height=240,framerate=30/1 ! x264enc "
+      "tune=zerolatency key-int-max=15 speed-preset=ultrafast ! h264parse ! "
+      "mpegtsmux alignment=7 ! multitcpsink name=sink host=127.0.0.1 port=0",
+      NULL);
+  fail_unless (tx != NULL);
+  sink = gst_bin_get_by_name (GST_BIN (tx), "sink");
+  gst_element_set_state (tx, GST_STATE_PLAYING);
+  g_object_get (sink, "current-port", &port, NULL);
+  fail_unless (port > 0);
+  /* join a third of a second in, mid-GOP */
+  g_usleep (330 * 1000);
+  desc = g_strdup_printf ("multitcpsrc host=127.0.0.1 port=%d latency=1000 ! "
+      "appsink name=out sync=false max-buffers=0", port);
+  rx = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  appsink = gst_bin_get_by_name (GST_BIN (rx), "out");
+  gst_element_set_state (rx, GST_STATE_PLAYING);
+  while (n < 60) {
+    GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (appsink),
+        5 * GST_SECOND);
+    GstBuffer *b;
+    if (sample == NULL)
+      break;
+    b = gst_sample_get_buffer (sample);
+    if (n == 0)
+      first_delta = GST_BUFFER_FLAG_IS_SET (b, GST_BUFFER_FLAG_DELTA_UNIT);
+    if (GST_BUFFER_FLAG_IS_SET (b, GST_BUFFER_FLAG_DELTA_UNIT))
+      deltas++;
+    n++;
+    gst_sample_unref (sample);
+  }
+  fail_unless_equals_int (n, 60);
+  fail_if (first_delta, "the joiner's first buffer is a delta unit");
+  fail_unless (deltas > 0, "no buffer was marked a delta unit");
+  gst_element_set_state (rx, GST_STATE_NULL);
+  gst_element_set_state (tx, GST_STATE_NULL);
+  gst_object_unref (appsink);
+  gst_object_unref (sink);
+  gst_object_unref (rx);
+  gst_object_unref (tx);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_matroska_every_frame_decoded)
 {
   if (!have_elements ("x264enc avdec_h264 matroskamux matroskademux"))
@@ -862,6 +922,7 @@ streaming_suite (void)
   tcase_add_test (tc, test_bad_local_address_is_an_error);
   tcase_add_test (tc, test_h264_every_frame_decoded);
   tcase_add_test (tc, test_mpegts_every_frame_decoded);
+  tcase_add_test (tc, test_mpegts_joiner_starts_at_keyframe);
   tcase_add_test (tc, test_matroska_every_frame_decoded);
   return s;
 }
