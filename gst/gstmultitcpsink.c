@@ -920,7 +920,8 @@ gst_multi_tcp_sink_render (GstBaseSink * bsink, GstBuffer * buf)
     return GST_FLOW_FLUSHING;
   /* MPEG-TS marks no delta units: joiners and skips would start mid-GOP */
   if (self->ts_keyframes.packet_size > 0) {
-    gboolean delta = mtcp_ts_keyframes_is_delta (&self->ts_keyframes, buf);
+    gboolean delta = mtcp_ts_keyframes_is_delta (&self->ts_keyframes, buf,
+        GST_CLOCK_TIME_IS_VALID (pts) ? pts : dts);
     if (delta != GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DELTA_UNIT)) {
       GstBuffer *marked = gst_buffer_copy (buf);   /* the memory is shared */
       gboolean ok;

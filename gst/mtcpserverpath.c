@@ -115,8 +115,9 @@ server_session_measure_path (MtcpServer * server, ServerSession * sess)
   }
   path.dark = busy > 0 && silent == busy;
   mtcp_repair_budget_set_path (sess->repair, &path);
+  /* before the transit: a silence that ended caps the RTT it counts */
+  server_session_note_silence (server, sess, g_get_monotonic_time ());
   mtcp_send_queue_session_set_transit (server->queue, sess->qs,
       server_session_transit_us (sess) * GST_USECOND);
-  server_session_note_silence (server, sess, g_get_monotonic_time ());
   session_estimate (server, sess, &path);
 }

@@ -239,7 +239,9 @@ server_hedge_stuck_frame (MtcpServer * server, ServerSession * sess,
  * least) with data in flight that went out longer ago than that (a frame
  * written to a connection idle for a while is not silence before its ACK
  * could come; where the connection cannot tell, TLS or only control
- * frames in flight, TCP_INFO alone says). By the TCP_INFO last read. */
+ * frames in flight, new data must not have gone out in that time either:
+ * TCP sends none while its window hangs on an outage). By the TCP_INFO
+ * last read. */
 gboolean
 server_conn_silent (const ServerConn * sc)
 {
@@ -250,7 +252,9 @@ server_conn_silent (const ServerConn * sc)
       (gint64) sc->info.last_ack_recv_ms * 1000 <= quiet)
     return FALSE;
   since = mtcp_connection_unacked_since (sc->conn, sc->info.bytes_acked);
-  return since == G_MAXINT64 || g_get_monotonic_time () - since > quiet;
+  if (since == G_MAXINT64)
+    return (gint64) sc->info.last_data_sent_ms * 1000 > quiet;
+  return g_get_monotonic_time () - since > quiet;
 }
 
 /* @holder is silent while another of the session's connections is heard

@@ -42,6 +42,7 @@ mtcp_tcp_info_read (GSocket * socket, MtcpTcpInfo * info)
     info->lost = ti.tcpi_lost;
     info->unacked = ti.tcpi_unacked;
     info->last_ack_recv_ms = ti.tcpi_last_ack_recv;
+    info->last_data_sent_ms = ti.tcpi_last_data_sent;
     info->retrans = ti.tcpi_retrans;
     info->ca_state = ti.tcpi_ca_state;
     /* fields after tcpi_total_retrans exist only on newer kernels: len says */

@@ -26,6 +26,7 @@ typedef struct {
   guint32 unacked;
   guint32 notsent_bytes;
   guint32 last_ack_recv_ms;     /* since the last ACK came, duplicates too */
+  guint32 last_data_sent_ms;    /* since new data last went out */
   guint32 retrans;              /* segments retransmitted, not yet acknowledged */
   guint8 ca_state;              /* MTCP_TCP_CA_* */
   guint64 bytes_acked;

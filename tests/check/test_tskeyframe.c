@@ -13,10 +13,10 @@
 
 #include "mtcptskeyframe.h"
 
-/* @n packets of 188 bytes; packet @rai (or none: -1) carries an adaptation
- * field with random_access_indicator */
+/* @n packets of 188 bytes (each after @lead bytes); packet @rai (or none:
+ * -1) starts a PES of @stream_id with random_access_indicator set */
 static GstBuffer *
-ts_buffer (guint n, gint rai, guint lead)
+ts_buffer (guint n, gint rai, guint lead, guint8 stream_id)
 {
   guint size = 188 + lead, i;
   guint8 *data = g_malloc0 (n * size);
@@ -27,9 +27,15 @@ ts_buffer (guint n, gint rai, guint lead)
     p[1] = 0x01;                /* PID 0x100 */
     p[2] = 0x00;
     if ((gint) i == rai) {
+      p[1] |= 0x40;             /* payload unit start */
       p[3] = 0x30;              /* adaptation field and payload */
       p[4] = 7;
       p[5] = 0x50;              /* random access, PCR */
+      /* the PES header after the 1 + 7 bytes of the field */
+      p[12] = 0;
+      p[13] = 0;
+      p[14] = 1;
+      p[15] = stream_id;
     } else if (i % 2) {
       p[3] = 0x30;              /* an adaptation field without the flag */
       p[4] = 1;
@@ -52,44 +58,65 @@ ts_caps (gint packetsize)
       TRUE, NULL);
 }
 
+#define VIDEO 0xe0
+#define AUDIO 0xc0
+
 GST_START_TEST (test_random_access_by_hand)
 {
-  MtcpTsKeyframes tk;
+  MtcpTsKeyframes tk = { 0 };
   GstCaps *caps = ts_caps (0), *m2ts = ts_caps (192), *h264;
-  GstBuffer *key = ts_buffer (7, 3, 0), *delta = ts_buffer (7, -1, 0);
-  GstBuffer *flagged = ts_buffer (7, -1, 0);
-  guint8 junk[188 * 2] = { 0 };
+  GstBuffer *key = ts_buffer (7, 3, 0, VIDEO), *delta = ts_buffer (7, -1, 0,
+      VIDEO), *flagged = ts_buffer (7, -1, 0, VIDEO);
+  GstBuffer *audio = ts_buffer (7, 2, 0, AUDIO), *junk;
+  guint8 *bytes = g_malloc0 (4096);
 
+  junk = gst_buffer_new_wrapped (bytes, 4096);
   fail_unless (mtcp_ts_keyframes_init (&tk, caps));
   fail_unless_equals_int (tk.packet_size, 188);
   /* before the first random access point the buffer's flag says */
   GST_BUFFER_FLAG_SET (flagged, GST_BUFFER_FLAG_DELTA_UNIT);
-  fail_unless (mtcp_ts_keyframes_is_delta (&tk, flagged));
-  fail_if (mtcp_ts_keyframes_is_delta (&tk, delta));
-  /* from it on, ours */
-  fail_if (mtcp_ts_keyframes_is_delta (&tk, key));
-  fail_unless (mtcp_ts_keyframes_is_delta (&tk, delta));
-  fail_if (mtcp_ts_keyframes_is_delta (&tk, key));
-  /* not aligned on packets: no random access found */
-  fail_if (mtcp_ts_has_random_access (&tk, junk, sizeof (junk)));
+  fail_unless (mtcp_ts_keyframes_is_delta (&tk, flagged, 0));
+  fail_if (mtcp_ts_keyframes_is_delta (&tk, delta, 0));
+  /* an audio PES with the indicator is no video keyframe */
+  fail_if (mtcp_ts_keyframes_is_delta (&tk, audio, 0));
+  fail_if (tk.seen_random_access);
+  /* from the first video one on, ours */
+  fail_if (mtcp_ts_keyframes_is_delta (&tk, key, GST_SECOND));
+  fail_unless (mtcp_ts_keyframes_is_delta (&tk, delta, 2 * GST_SECOND));
+  fail_unless (mtcp_ts_keyframes_is_delta (&tk, audio, 2 * GST_SECOND));
+  fail_if (mtcp_ts_keyframes_is_delta (&tk, key, 3 * GST_SECOND));
+  /* the same caps again (a new stream header) change nothing */
+  fail_unless (mtcp_ts_keyframes_init (&tk, caps));
+  fail_unless (tk.seen_random_access);
+  /* not aligned on packets: cannot tell, the buffer's own flag */
+  fail_unless_equals_int (mtcp_ts_random_access (&tk, bytes, 4096),
+      MTCP_TS_CANNOT_TELL);
+  fail_if (mtcp_ts_keyframes_is_delta (&tk, junk, 3 * GST_SECOND));
+  /* no random access point for 10 s: the muxer stopped, own flags again */
+  fail_unless (mtcp_ts_keyframes_is_delta (&tk, delta, 12 * GST_SECOND));
+  fail_if (mtcp_ts_keyframes_is_delta (&tk, delta, 14 * GST_SECOND));
+  fail_if (tk.seen_random_access);
   /* M2TS: 4 bytes before each packet */
   gst_buffer_unref (key);
-  key = ts_buffer (5, 4, 4);
+  key = ts_buffer (5, 4, 4, VIDEO);
   fail_unless (mtcp_ts_keyframes_init (&tk, m2ts));
-  fail_unless (mtcp_ts_keyframes_is_delta (&tk, key) == FALSE);
+  fail_if (tk.seen_random_access);
+  fail_if (mtcp_ts_keyframes_is_delta (&tk, key, 0));
   fail_unless (tk.seen_random_access);
   /* not TS: nothing to do */
   h264 = gst_caps_new_empty_simple ("video/x-h264");
   fail_if (mtcp_ts_keyframes_init (&tk, h264));
   fail_unless_equals_int (tk.packet_size, 0);
-  fail_unless (mtcp_ts_keyframes_is_delta (&tk, flagged));
-  fail_if (mtcp_ts_keyframes_is_delta (&tk, delta));
+  fail_unless (mtcp_ts_keyframes_is_delta (&tk, flagged, 0));
+  fail_if (mtcp_ts_keyframes_is_delta (&tk, delta, 0));
   gst_caps_unref (caps);
   gst_caps_unref (m2ts);
   gst_caps_unref (h264);
   gst_buffer_unref (key);
   gst_buffer_unref (delta);
   gst_buffer_unref (flagged);
+  gst_buffer_unref (audio);
+  gst_buffer_unref (junk);
 }
 
 GST_END_TEST;
@@ -125,20 +152,30 @@ GST_START_TEST (test_random_access_from_mpegtsmux)
   GstBus *bus;
   GstMessage *msg;
   GstCaps *caps;
-  MtcpTsKeyframes tk;
+  MtcpTsKeyframes tk = { 0 };
+  GstElement *fakesink;
   GList *l;
   guint keys = 0, deltas = 0;
 
+  GstElementFactory *x264 = gst_element_factory_find ("x264enc"),
+      *mux = gst_element_factory_find ("mpegtsmux");
+
+  if (x264 == NULL || mux == NULL) {
+    g_printerr ("SKIP: x264enc or mpegtsmux not installed\n");
+    g_clear_object (&x264);
+    g_clear_object (&mux);
+    return;
+  }
+  gst_object_unref (x264);
+  gst_object_unref (mux);
   pipe = gst_parse_launch ("videotestsrc num-buffers=40 pattern=ball ! "
       "video/x-raw,width=320,height=240,framerate=30/1 ! x264enc "
       "key-int-max=10 tune=zerolatency speed-preset=ultrafast ! h264parse ! "
       "mpegtsmux alignment=7 ! fakesink name=sink", NULL);
-  if (pipe == NULL) {
-    GST_WARNING ("no x264enc/mpegtsmux here: skipped");
-    return;
-  }
-  pad = gst_element_get_static_pad (gst_bin_get_by_name (GST_BIN (pipe),
-          "sink"), "sink");
+  fail_unless (pipe != NULL);
+  fakesink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  pad = gst_element_get_static_pad (fakesink, "sink");
+  gst_object_unref (fakesink);
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER |
       GST_PAD_PROBE_TYPE_BUFFER_LIST, collect, NULL, NULL);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
@@ -150,7 +187,8 @@ GST_START_TEST (test_random_access_from_mpegtsmux)
   caps = gst_pad_get_current_caps (pad);
   fail_unless (mtcp_ts_keyframes_init (&tk, caps));
   for (l = muxed; l; l = l->next) {
-    if (mtcp_ts_keyframes_is_delta (&tk, l->data))
+    if (mtcp_ts_keyframes_is_delta (&tk, l->data,
+            GST_BUFFER_PTS (GST_BUFFER (l->data))))
       deltas++;
     else
       keys++;
