@@ -355,9 +355,10 @@ def late_on_sender_clock(r, floor_s):
     bound_ms = (floor_s + r["budget"] / 1000 + 2.0 / FPS) * 1000
     late = sum(1 for d in r["delays_ms"] if d > bound_ms)
     # a damaged frame (other bytes than the encoder's) has no delay: it is
-    # lost to the viewer, as on the bench's clock
-    return (late / len(r["delays_ms"]) +
-            (r["lost"] + (r.get("damaged") or 0)) / max(r["expected"], 1))
+    # lost to the viewer, as on the bench's clock; on time: the share of
+    # the frames that came whole, times the share of those in time
+    whole = max(r["expected"] - r["lost"] - (r.get("damaged") or 0), 0)
+    return 1 - (1 - late / len(r["delays_ms"])) * whole / max(r["expected"], 1)
 
 
 def cell_floor(runs):
