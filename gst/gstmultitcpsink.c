@@ -903,7 +903,8 @@ gst_multi_tcp_sink_render (GstBaseSink * bsink, GstBuffer * buf)
   GstMultiTcpSink *self = GST_MULTI_TCP_SINK (bsink);
   GstSegment *segment = &bsink->segment;
   GstClockTime pts = GST_CLOCK_TIME_NONE, dts = GST_CLOCK_TIME_NONE;
-  gboolean wait;
+  GstBuffer *marked = NULL;
+  gboolean wait, pushed;
 
   if (segment->format == GST_FORMAT_TIME) {
     pts = gst_segment_to_running_time (segment, GST_FORMAT_TIME,
@@ -923,20 +924,17 @@ gst_multi_tcp_sink_render (GstBaseSink * bsink, GstBuffer * buf)
     gboolean delta = mtcp_ts_keyframes_is_delta (&self->ts_keyframes, buf,
         GST_CLOCK_TIME_IS_VALID (pts) ? pts : dts);
     if (delta != GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DELTA_UNIT)) {
-      GstBuffer *marked = gst_buffer_copy (buf);   /* the memory is shared */
-      gboolean ok;
+      marked = gst_buffer_copy (buf);   /* the memory is shared */
       if (delta)
         GST_BUFFER_FLAG_SET (marked, GST_BUFFER_FLAG_DELTA_UNIT);
       else
         GST_BUFFER_FLAG_UNSET (marked, GST_BUFFER_FLAG_DELTA_UNIT);
-      ok = mtcp_server_push_buffer (self->server, marked, pts, dts,
-          GST_BUFFER_DURATION (buf), upstream_is_live (self));
-      gst_buffer_unref (marked);
-      return ok ? GST_FLOW_OK : GST_FLOW_FLUSHING;
     }
   }
-  if (!mtcp_server_push_buffer (self->server, buf, pts, dts,
-          GST_BUFFER_DURATION (buf), upstream_is_live (self)))
+  pushed = mtcp_server_push_buffer (self->server, marked ? marked : buf, pts,
+      dts, GST_BUFFER_DURATION (buf), upstream_is_live (self));
+  gst_clear_buffer (&marked);
+  if (!pushed)
     return GST_FLOW_FLUSHING;
   return GST_FLOW_OK;
 }
