@@ -712,6 +712,28 @@ GST_START_TEST (test_truncated_bodies_rejected)
   body[11] = 0;
   body[12] = 'b';
   REJECT (mtcp_parse_caps (body, 13, &seq, &caps, &err));
+  /* brackets that do not pair up (gst_caps_from_string leaks on them) */
+  {
+    const gchar *bad[] = { "video/x-raw, width=(int){ 1, 2 ]",
+      "a/b, c=(int)[ 1, 2", "a/b, c=(int)1 }", "a/b, c=(string)\"x"
+    };
+    const gchar *good = "video/x-raw, width=(int){ 1, 2 }, "
+        "f=(int)[ 1, 5 ], g=(int)< 1, 2 >, s=(string)\"q{[ \\\" ]\", "
+        "n=(GstCaps)\"x/y\\,\\ d\\=\\(int\\)1\"";
+    guint8 frame[256];
+    guint k;
+    for (k = 0; k < G_N_ELEMENTS (bad); k++) {
+      memset (frame, 0, 8);
+      memcpy (frame + 8, bad[k], strlen (bad[k]));
+      REJECT (mtcp_parse_caps (frame, 8 + strlen (bad[k]), &seq, &caps,
+              &err));
+    }
+    memset (frame, 0, 8);
+    memcpy (frame + 8, good, strlen (good));
+    fail_unless (mtcp_parse_caps (frame, 8 + strlen (good), &seq, &caps,
+            &err), "%s", err);
+    g_free (caps);
+  }
 #undef REJECT
 }
 
