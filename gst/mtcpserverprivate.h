@@ -114,6 +114,8 @@ struct _ServerSession {
   guint64 frames_copied;        /* copied because their deadline was near */
   guint64 gated;                /* times a connection could take a frame
                                  * but would have delivered it late */
+  guint64 passed_to_sooner;     /* times a connection could take a frame
+                                 * but another would deliver it sooner */
   guint64 held_silent;          /* times a connection fell silent (it is
                                  * given no frame until heard again) */
   guint64 bytes_copied;

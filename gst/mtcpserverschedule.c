@@ -32,6 +32,10 @@ GST_DEBUG_CATEGORY (mtcp_server_schedule_debug);
 /* how long after a silence the RTT it left behind does not count in full,
  * and the session keeps what is still in time when it skips */
 #define RECOVERY_US G_USEC_PER_SEC
+/* how much sooner another connection must deliver a frame for @sc to
+ * leave it in the shared queue: a frame interval or so, so that two
+ * connections of one path do not take turns by their noise */
+#define PASS_TO_SOONER_US (20 * G_TIME_SPAN_MILLISECOND)
 
 /* Write what the connection holds; FALSE if it was closed. */
 gboolean
@@ -110,6 +114,44 @@ conn_would_deliver_late (MtcpServer * server, ServerConn * sc)
       conn_transit_us (sc) > sess->latency_us;
 }
 
+/* server->lock held. When a frame handed to @sc now would reach the
+ * receiver, from the path's one-way delay and what is ahead of it
+ * (conn_transit_us); -1 with nothing to go by yet. */
+static gint64
+conn_arrival_us (ServerConn * sc)
+{
+  if (sc->info.min_rtt_us == 0)
+    return -1;
+  return sc->info.min_rtt_us / 2 + conn_transit_us (sc);
+}
+
+/* server->lock held. A live session's frame waits in the shared queue for
+ * another of its connections (heard, not held back) that would deliver it
+ * more than PASS_TO_SOONER_US sooner than @sc (ECF's rule for multipath
+ * TCP): a pull that fills every socket it can also fills the slowest
+ * path's queue, where a loss then holds frames past their deadline. The
+ * soonest one's own frames make it later until @sc is the sooner. */
+static gboolean
+conn_another_sooner (MtcpServer * server, ServerConn * sc)
+{
+  ServerSession *sess = sc->session;
+  gint64 mine, best = G_MAXINT64;
+  guint i;
+
+  if (!server->live || sess == NULL || sess->conns->len < 2 ||
+      (mine = conn_arrival_us (sc)) < 0)
+    return FALSE;
+  for (i = 0; i < sess->conns->len; i++) {
+    ServerConn *other = g_ptr_array_index (sess->conns, i);
+    gint64 t;
+
+    if (other == sc || other->silent || (t = conn_arrival_us (other)) < 0)
+      continue;
+    best = MIN (best, t);
+  }
+  return best != G_MAXINT64 && mine > best + PASS_TO_SOONER_US;
+}
+
 /* Ready for a new frame: nothing left in user space, the kernel below
  * its unsent-bytes mark, and it would not deliver the next frame late.
  * Otherwise ask to be woken when writable (the tick pumps the others). */
@@ -150,6 +192,11 @@ conn_ready (MtcpServer * server, ServerConn * sc)
     return FALSE;
   if (conn_would_deliver_late (server, sc)) {
     sc->session->gated++;
+    return FALSE;
+  }
+  if (server->config.scheduler == MTCP_SCHEDULER_DYNAMIC &&
+      conn_another_sooner (server, sc)) {
+    sc->session->passed_to_sooner++;
     return FALSE;
   }
   return TRUE;
@@ -384,8 +431,13 @@ server_conn_note_silence (MtcpServer * server, ServerConn * sc, gint64 now)
     sc->rtt_before_silence_us = sc->info.rtt_us;
     if (sc->session)
       sc->session->held_silent++;
+    GST_DEBUG ("connection %u: silent (%u segments unacked, no ACK for "
+        "%u ms, RTT %u us)", sc->id, sc->info.unacked,
+        sc->info.last_ack_recv_ms, sc->info.rtt_us);
   } else {
     sc->heard_again_us = now;
+    GST_DEBUG ("connection %u: heard again (RTT %u us)", sc->id,
+        sc->info.rtt_us);
   }
   if (sc->session)
     session_tell_recovering (server, sc->session, now);

@@ -4,8 +4,10 @@
 """Two uplinks, one session: multitcpsrc's local-addresses puts two of its
 four connections on each of two netsim links (6 Mbit/s, 20 ms RTT and
 3 Mbit/s, 80 ms RTT); a live 6 Mbit/s stream, more than the slow path and
-all but the whole fast one, must arrive whole, the slow path carrying what
-it can and the fast one the rest (the shared queue's pull, no probing)."""
+all but the whole fast one, must arrive whole, the fast path carrying what
+it can and the slow one the rest (a connection leaves a frame in the shared
+queue for one that would deliver it sooner: a slow path filled to its
+queue's brim loses packets, and frames wait there for the repair)."""
 import json
 import os
 import subprocess
@@ -58,10 +60,11 @@ f.check(summary.get("netsim_valid") is True, "netsim run valid")
 f.check(pushed >= 39 * (duration - 5), f"{pushed} buffers pushed")
 f.check(missed == 0, f"no buffer late or skipped ({missed})")
 f.check(rate >= 0.95, f"the stream's rate arrives ({rate:.2f} of it)")
-# the pull fills each path with what it carries: the slow path takes its
-# 3 Mbit/s, the fast one the rest (not a split by ratio)
-slow_mbit = fwd[1] * 8 / duration / 1e6
-f.check(slow_mbit >= 0.6 * 3, f"the slow path carries what it can "
-        f"({slow_mbit:.2f} Mbit/s of its 3)")
-f.check(share[0] >= 0.3, f"the fast path carries the rest ({share[0]:.2f})")
+# sooner first: the fast path carries most of what it can, the slow one
+# the rest (the stream and its headers are more than the fast path alone)
+fast_mbit, slow_mbit = (b * 8 / duration / 1e6 for b in fwd)
+f.check(fast_mbit >= 0.75 * 6, f"the fast path carries most of what it can "
+        f"({fast_mbit:.2f} Mbit/s of its 6)")
+f.check(slow_mbit >= 0.1, f"the slow path carries the rest "
+        f"({slow_mbit:.2f} Mbit/s)")
 f.exit()
