@@ -17,7 +17,8 @@ the most), tcp, srt, rist (bonding round-robin over BENCH_PATHS when
 set), rist-broadcast (the same, every packet on every path). A multitcp
 system with the suffix
 _copyP has the sink's copy-overhead at P% (multitcp-pars_copy0: no copies
-ahead of deadlines); with the suffix _listen (last) the receiver listens
+ahead of deadlines), _ccNAME its congestion-control=NAME (after _copyP,
+before _listen/_bond); with the suffix _listen (last) the receiver listens
 and the sink dials it (mode=caller; PEER_ADDR is then the receiver's for
 the sender, unused by the receiver); with _bond the same, the sink
 dialing over the devices in BENCH_UPLINKS (interfaces=).
@@ -53,9 +54,17 @@ def split_listen(system):
     return system, False
 
 
+def split_cc(system):
+    """multitcp-X_ccNAME -> (multitcp-X, NAME): the sink's own
+    congestion-control (the namespaces' default otherwise); (system, None)
+    without one."""
+    base, _, cc = system.partition("_cc")
+    return base, (cc or None)
+
+
 def split_copy(system):
     """multitcp-X_copyP -> (multitcp-X, P); (system, None) without one."""
-    system = split_listen(system)[0]
+    system = split_cc(split_listen(system)[0])[0]
     base, _, copy = system.partition("_copy")
     return base, (int(copy) if copy else None)
 
@@ -63,6 +72,7 @@ def split_copy(system):
 def sender_desc(system, peer, port, kbps, budget_ms):
     listen = split_listen(system)[1]
     bond = system.endswith("_bond")
+    sink_cc = split_cc(split_listen(system)[0])[1]
     system, copy = split_copy(system)
     video = ("videotestsrc is-live=true pattern=snow ! "
              "video/x-raw,width=640,height=360,framerate=30/1 ! "
@@ -81,6 +91,8 @@ def sender_desc(system, peer, port, kbps, budget_ms):
                            if system == "multitcp-encoder" else "")
                         + (f" max-connections={cap}" if cap else "")
                         + (f" copy-overhead={copy}" if copy is not None
+                           else "")
+                        + (f" congestion-control={sink_cc}" if sink_cc
                            else ""))
     if system == "tcp":
         return video + f"tcpserversink host={peer} port={port} sync=false"
