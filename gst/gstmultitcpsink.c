@@ -40,7 +40,8 @@ GST_DEBUG_CATEGORY_STATIC (multitcpsink_debug);
 /* the system's: bbr was better than cubic on the cellular set, but lost
  * frames on two bonded paths (tests/netsim/test_multipath.py, 2 runs of
  * 6; docs/benchmarks.md) */
-#define DEFAULT_CONGESTION_CONTROL NULL
+/* a preference: the system's own where the kernel refuses it quietly */
+#define DEFAULT_CONGESTION_CONTROL "bbr"
 #define DEFAULT_MAX_SESSIONS 64
 /* carrier-grade NAT and firewalls limit connections per host */
 #define DEFAULT_MAX_CONNECTIONS 16
@@ -1138,8 +1139,10 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
   g_object_class_install_property (gobject_class, PROP_CONGESTION_CONTROL,
       g_param_spec_string ("congestion-control", "Congestion control",
           "TCP congestion control for every connection (e.g. reno, cubic, "
-          "bbr; empty = the system's default, the default); one the kernel "
-          "refuses (net.ipv4.tcp_allowed_congestion_control) is a warning",
+          "bbr; empty = the system's default). The default, bbr, falls back "
+          "to the system's quietly where the kernel refuses it; one set here "
+          "that the kernel refuses (net.ipv4.tcp_allowed_congestion_control) "
+          "is a warning",
           DEFAULT_CONGESTION_CONTROL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   /**
