@@ -126,7 +126,7 @@ conn_arrival_us (ServerConn * sc)
 }
 
 /* server->lock held. A live session's frame waits in the shared queue for
- * another of its connections (heard, not held back) that would deliver it
+ * another of its connections (one heard: not silent) that would deliver it
  * more than PASS_TO_SOONER_US sooner than @sc (ECF's rule for multipath
  * TCP): a pull that fills every socket it can also fills the slowest
  * path's queue, where a loss then holds frames past their deadline. The
