@@ -23,6 +23,7 @@
 #include "mtcpiothread.h"
 #include "mtcprepair.h"
 #include "mtcpestimate.h"
+#include "mtcptransit.h"
 #include "mtcpauth.h"
 #include "mtcpconnector.h"
 #include "mtcptcpinfo.h"
@@ -73,6 +74,7 @@ typedef struct {
   guint32 echo_rtt_us;          /* from REPORT echoes */
   MtcpTcpInfo info;
   gint64 watch_read_us;         /* when info was last read between ticks */
+  MtcpDrainRate drain;          /* what its receiver acknowledged lately */
   gboolean silent;              /* as last seen (mtcpserverschedule.c) */
   guint32 rtt_before_silence_us;        /* its smoothed RTT then */
   gint64 heard_again_us;        /* when the last silence ended, 0 = none */

@@ -14,6 +14,7 @@
 
 #include "mtcpserverprivate.h"
 #include "mtcptcpinfo.h"
+#include "mtcptransit.h"
 
 GST_DEBUG_CATEGORY (mtcp_server_schedule_debug);
 #define GST_CAT_DEFAULT mtcp_server_schedule_debug
@@ -58,9 +59,9 @@ server_conn_flush (MtcpServer * server, ServerConn * sc, MtcpIoResult * result)
 
 /* server->lock held. How much later than the session's first frame a
  * frame handed to @sc now reaches the receiver (whose clock that frame
- * set): what waits before it in the socket, at the rate the connection
- * delivers, and the queueing ahead of it in the path (below). By the
- * TCP_INFO last read. */
+ * set): mtcp_transit_us by the TCP_INFO last read. For RECOVERY_US after
+ * a silence the smoothed RTT counts no more than before it: the outage's
+ * delayed ACKs hold it at seconds for many more. */
 static gint64
 conn_transit_us (ServerConn * sc)
 {
@@ -69,33 +70,12 @@ conn_transit_us (ServerConn * sc)
    * last TCP_INFO said */
   guint64 waiting = mtcp_connection_unsent_bytes (sc->conn) + (sc->lowat ?
       MIN (info->notsent_bytes, sc->lowat) : info->notsent_bytes);
-  guint64 rate = info->delivery_rate;   /* bytes/s */
-  gint64 transit = 0;
+  guint32 cap = 0;
 
-  /* the last delivery sample understates a connection that carried
-   * little; a window an RTT it can send at least */
-  if (info->rtt_us > 0)
-    rate = MAX (rate, (guint64) info->snd_cwnd * info->snd_mss *
-        G_USEC_PER_SEC / info->rtt_us);
-  if (waiting > 0)
-    transit = rate > 0 ? (gint64) MIN (waiting * G_USEC_PER_SEC / rate,
-        (guint64) G_MAXINT32) : G_MAXINT32;
-  /* the queueing ahead of a new frame: the smoothed RTT above the least,
-   * while anything is in flight (with nothing in flight none of ours is
-   * queued, and a gate that held frames back on a stale RTT would send
-   * nothing to bring it down). For RECOVERY_US after a silence no more
-   * than before it: the outage's delayed ACKs hold the smoothed RTT at
-   * seconds for many more (the kernel's delivery rate, which would say
-   * how much is queued, stays seconds stale when the path slows) */
-  if (info->unacked > 0 && info->min_rtt_us > 0) {
-    guint32 rtt = info->rtt_us;
-    if (sc->rtt_before_silence_us > 0 &&
-        g_get_monotonic_time () - sc->heard_again_us < RECOVERY_US)
-      rtt = MIN (rtt, sc->rtt_before_silence_us);
-    if (rtt > info->min_rtt_us)
-      transit += rtt - info->min_rtt_us;
-  }
-  return transit;
+  if (sc->rtt_before_silence_us > 0 &&
+      g_get_monotonic_time () - sc->heard_again_us < RECOVERY_US)
+    cap = sc->rtt_before_silence_us;
+  return mtcp_transit_us (info, waiting, sc->drain.bytes_per_s, cap);
 }
 
 /* server->lock held. A live session's next frame would reach its
@@ -106,12 +86,14 @@ conn_would_deliver_late (MtcpServer * server, ServerConn * sc)
 {
   ServerSession *sess = sc->session;
   GstClockTime late;
+  gint64 transit;
 
   if (!server->live || sess == NULL || sess->latency_us == 0)
     return FALSE;
   late = mtcp_send_queue_session_late_by (server->queue, sess->qs);
-  return (gint64) MIN (late / GST_USECOND, (guint64) G_MAXINT32) +
-      conn_transit_us (sc) > sess->latency_us;
+  transit = conn_transit_us (sc);
+  return mtcp_transit_arrives_late ((gint64) MIN (late / GST_USECOND,
+          (guint64) G_MAXINT32), transit, sess->latency_us);
 }
 
 /* server->lock held. When a frame handed to @sc now would reach the
@@ -182,6 +164,7 @@ conn_ready (MtcpServer * server, ServerConn * sc)
     if (now - sc->watch_read_us >= (sc->silent ?
             SILENT_REREAD_US : SILENT_CHECK_US)) {
       mtcp_tcp_info_read (mtcp_connection_get_socket (sc->conn), &sc->info);
+      mtcp_drain_rate_note (&sc->drain, now, sc->info.bytes_acked);
       sc->watch_read_us = now;
     }
     if (server_conn_note_silence (server, sc, now))
@@ -436,6 +419,7 @@ server_conn_note_silence (MtcpServer * server, ServerConn * sc, gint64 now)
         sc->info.last_ack_recv_ms, sc->info.rtt_us);
   } else {
     sc->heard_again_us = now;
+    mtcp_drain_rate_restart (&sc->drain, now, sc->info.bytes_acked);
     GST_DEBUG ("connection %u: heard again (RTT %u us)", sc->id,
         sc->info.rtt_us);
   }

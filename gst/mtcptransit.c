@@ -1,0 +1,94 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "mtcptransit.h"
+
+void
+mtcp_drain_rate_note (MtcpDrainRate * drain, gint64 now_us,
+    guint64 bytes_acked)
+{
+  gint64 span = now_us - drain->span_start_us;
+
+  /* the first note, or a counter that went back (another socket) */
+  if (drain->span_start_us == 0 || bytes_acked < drain->acked_at_start) {
+    drain->span_start_us = now_us;
+    drain->acked_at_start = bytes_acked;
+    return;
+  }
+  if (span < MTCP_DRAIN_SPAN_US)
+    return;
+  if (bytes_acked > drain->acked_at_start)
+    drain->bytes_per_s = (bytes_acked - drain->acked_at_start) *
+        G_USEC_PER_SEC / span;
+  drain->span_start_us = now_us;
+  drain->acked_at_start = bytes_acked;
+}
+
+void
+mtcp_drain_rate_restart (MtcpDrainRate * drain, gint64 now_us,
+    guint64 bytes_acked)
+{
+  drain->span_start_us = now_us;
+  drain->acked_at_start = bytes_acked;
+  drain->bytes_per_s = 0;
+}
+
+static gint64
+bytes_over_rate_us (guint64 bytes, guint64 bytes_per_s)
+{
+  if (bytes == 0)
+    return 0;
+  if (bytes_per_s == 0)
+    return G_MAXINT32;
+  return (gint64) MIN (bytes * G_USEC_PER_SEC / bytes_per_s,
+      (guint64) G_MAXINT32);
+}
+
+gint64
+mtcp_transit_us (const MtcpTcpInfo * info, guint64 waiting,
+    guint64 drain_bytes_per_s, guint32 rtt_cap_us)
+{
+  guint64 rate = info->delivery_rate;   /* bytes/s */
+  gint64 transit, queued = 0;
+
+  /* the last delivery sample understates a connection that carried
+   * little; a window an RTT it can send at least */
+  if (info->rtt_us > 0)
+    rate = MAX (rate, (guint64) info->snd_cwnd * info->snd_mss *
+        G_USEC_PER_SEC / info->rtt_us);
+  transit = bytes_over_rate_us (waiting, rate);
+  /* with nothing in flight none of ours is queued, and a gate that held
+   * frames back on a stale RTT would send nothing to bring it down */
+  if (info->unacked == 0 || info->min_rtt_us == 0)
+    return transit;
+  {
+    guint32 rtt = rtt_cap_us > 0 ? MIN (info->rtt_us, rtt_cap_us) :
+        info->rtt_us;
+    if (rtt > info->min_rtt_us)
+      queued = rtt - info->min_rtt_us;
+  }
+  transit += queued;
+  /* a standing queue: the path is the limit, so what it acknowledged
+   * lately is what drains the window and the socket ahead of the frame */
+  if (drain_bytes_per_s > 0 && info->rtt_us >= 2 * info->min_rtt_us) {
+    guint64 ahead = waiting + (guint64) info->unacked * info->snd_mss;
+    guint64 pipe = drain_bytes_per_s * info->min_rtt_us / G_USEC_PER_SEC;
+
+    if (ahead > pipe)
+      transit = MAX (transit, bytes_over_rate_us (ahead - pipe,
+              drain_bytes_per_s));
+  }
+  return transit;
+}
+
+gboolean
+mtcp_transit_arrives_late (gint64 late_us, gint64 transit_us,
+    gint64 latency_us)
+{
+  return late_us + transit_us + transit_us / 2 > latency_us;
+}

@@ -1,0 +1,68 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/* How long a frame written now on one connection takes to reach the
+ * receiver beyond the path's one-way delay, from that connection's
+ * TCP_INFO: what waits before it in the socket, and what is queued ahead
+ * of it in the path. The sink's deadline gate and its choice of the
+ * sooner connection read it (mtcpserverschedule.c).
+ *
+ * The smoothed RTT tells the queueing the last ACKs met; on a path that
+ * slowed it lags by seconds while the window (bbr's above all) still holds
+ * a second or more of data. So while a queue stands (RTT at least twice
+ * the least) what is in flight counts too, at the rate the path
+ * acknowledged over the last MTCP_DRAIN_SPAN_US (MtcpDrainRate).
+ *
+ * No locking inside: plain data, owned by its connection. */
+#ifndef __MTCP_TRANSIT_H__
+#define __MTCP_TRANSIT_H__
+
+#include <glib.h>
+
+#include "mtcptcpinfo.h"
+
+G_BEGIN_DECLS
+
+/* the span a drain rate is measured over: a few ACKs at the slowest rates
+ * a stream meets */
+#define MTCP_DRAIN_SPAN_US (250 * G_TIME_SPAN_MILLISECOND)
+
+/* What a connection's receiver acknowledged per second over the last
+ * span. Zero-initialised: nothing known. */
+typedef struct {
+  gint64 span_start_us;
+  guint64 acked_at_start;
+  guint64 bytes_per_s;          /* 0 = not known */
+} MtcpDrainRate;
+
+/* At @now_us (monotonic) the connection had @bytes_acked acknowledged in
+ * all. A span without any ACK (the path dark) leaves the last rate: it is
+ * a pause, not a rate. */
+void mtcp_drain_rate_note (MtcpDrainRate * drain, gint64 now_us,
+    guint64 bytes_acked);
+
+/* The path was dark and is heard again: what it drained before says
+ * nothing of what it drains now (the rate was the stream's, or the
+ * capacity's of seconds ago). Unknown until a span from @now_us is over. */
+void mtcp_drain_rate_restart (MtcpDrainRate * drain, gint64 now_us,
+    guint64 bytes_acked);
+
+/* Microseconds a frame written now waits beyond the path's one-way delay:
+ * @waiting bytes before it in the socket (user space and kernel), what is
+ * in flight per @info, drained at @drain_bytes_per_s (0: not known) while a
+ * queue stands. @rtt_cap_us, when not 0, caps the smoothed RTT counted
+ * (after a silence, whose delayed ACKs inflate it). */
+gint64 mtcp_transit_us (const MtcpTcpInfo * info, guint64 waiting,
+    guint64 drain_bytes_per_s, guint32 rtt_cap_us);
+
+/* A frame @late_us behind its schedule, @transit_us from the receiver,
+ * arrives past @latency_us. With a third of its transit to spare: the
+ * rate that drains the queue ahead of it changes while it waits there, and
+ * a frame at the edge of its deadline comes late as often as not. */
+gboolean mtcp_transit_arrives_late (gint64 late_us, gint64 transit_us,
+    gint64 latency_us);
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,171 @@
+/* multitcp
+ * Copyright (C) 2026 the multitcp authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/* A frame's transit on one connection (gst/mtcptransit.c), from TCP_INFO
+ * snapshots of the cellular runs: the smoothed RTT while no queue stands,
+ * what is in flight at the acknowledged rate once one does; and the
+ * deadline gate's margin. */
+#include <gst/check/gstcheck.h>
+
+#include "mtcptransit.h"
+
+#define MSS 1448
+#define MS G_TIME_SPAN_MILLISECOND
+
+static MtcpTcpInfo
+info_of (guint32 srtt_us, guint32 min_rtt_us, guint32 unacked,
+    guint32 cwnd, guint64 delivery_rate)
+{
+  MtcpTcpInfo info;
+
+  memset (&info, 0, sizeof (info));
+  info.rtt_us = srtt_us;
+  info.min_rtt_us = min_rtt_us;
+  info.unacked = unacked;
+  info.snd_cwnd = cwnd;
+  info.snd_mss = MSS;
+  info.delivery_rate = delivery_rate;
+  return info;
+}
+
+GST_START_TEST (test_idle_socket_counts_only_what_waits)
+{
+  /* nothing in flight: only the unsent bytes, at the window's rate */
+  MtcpTcpInfo info = info_of (50 * MS, 48 * MS, 0, 10, 0);
+  guint64 window = (guint64) 10 * MSS * G_USEC_PER_SEC / (50 * MS);
+
+  fail_unless_equals_int64 (mtcp_transit_us (&info, 0, 0, 0), 0);
+  fail_unless_equals_int64 (mtcp_transit_us (&info, 14480, 0, 0),
+      (gint64) ((guint64) 14480 * G_USEC_PER_SEC / window));
+  /* a stale RTT with nothing in flight does not hold frames back */
+  info.rtt_us = 900 * MS;
+  fail_unless_equals_int64 (mtcp_transit_us (&info, 0, 50000, 0), 0);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_no_standing_queue_counts_the_rtt)
+{
+  /* a fast path, a keyframe just written: the RTT is near its least, so
+   * the flight drains at the path's rate, not at the last span's (which
+   * the stream held down) */
+  MtcpTcpInfo info = info_of (60 * MS, 48 * MS, 40, 64, 1000000);
+
+  fail_unless_equals_int64 (mtcp_transit_us (&info, 0, 125000, 0), 12 * MS);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_slowed_path_counts_the_flight)
+{
+  /* seed 1 at 35 s: bbr keeps 68 segments in flight on a path that now
+   * acknowledges 61 kB/s; the smoothed RTT says 0.47 s of queue, the
+   * flight 1.6 s. The frame written now waits for the flight. */
+  MtcpTcpInfo info = info_of (516 * MS, 48 * MS, 68, 68, 61034);
+  guint64 drain = 61034;
+  guint64 ahead = 68 * MSS + 14001 - drain * 48 * MS / G_USEC_PER_SEC;
+  gint64 t = mtcp_transit_us (&info, 14001, drain, 0);
+
+  fail_unless_equals_int64 (t, (gint64) (ahead * G_USEC_PER_SEC / drain));
+  fail_unless (t > 1700 * MS, "transit %" G_GINT64_FORMAT, t);
+  /* the drain rate not known yet: the RTT alone, as before */
+  t = mtcp_transit_us (&info, 14001, 0, 0);
+  fail_unless (t < 600 * MS, "transit %" G_GINT64_FORMAT, t);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_after_silence_the_flight_still_counts)
+{
+  /* heard again after a 4 s outage: the smoothed RTT (3 s) is the
+   * outage's and is capped at what it was before (165 ms), but the 64
+   * segments still in flight drain at the 50 kB/s the path gives now */
+  MtcpTcpInfo info = info_of (2972 * MS, 48 * MS, 64, 64, 394417);
+  gint64 capped = mtcp_transit_us (&info, 0, 0, 165 * MS);
+  gint64 drained = mtcp_transit_us (&info, 0, 50000, 165 * MS);
+
+  fail_unless_equals_int64 (capped, 117 * MS);
+  fail_unless (drained > 1800 * MS, "transit %" G_GINT64_FORMAT, drained);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_drain_rate_spans)
+{
+  MtcpDrainRate d = { 0, };
+  gint64 now = 1000 * G_USEC_PER_SEC;
+  guint64 acked = 1000000;
+  guint i;
+
+  mtcp_drain_rate_note (&d, now, acked);
+  fail_unless_equals_uint64 (d.bytes_per_s, 0);
+  /* 5 kB every 100 ms: 50 kB/s once a span is over */
+  for (i = 0; i < 2; i++) {
+    now += 100 * MS;
+    acked += 5000;
+    mtcp_drain_rate_note (&d, now, acked);
+  }
+  fail_unless_equals_uint64 (d.bytes_per_s, 0);
+  now += 100 * MS;
+  acked += 5000;
+  mtcp_drain_rate_note (&d, now, acked);
+  fail_unless_equals_uint64 (d.bytes_per_s, 50000);
+  /* a dark span is a pause, not a rate */
+  now += 300 * MS;
+  mtcp_drain_rate_note (&d, now, acked);
+  fail_unless_equals_uint64 (d.bytes_per_s, 50000);
+  /* the path slowed: 1 kB every 100 ms */
+  for (i = 0; i < 3; i++) {
+    now += 100 * MS;
+    acked += 1000;
+    mtcp_drain_rate_note (&d, now, acked);
+  }
+  fail_unless_equals_uint64 (d.bytes_per_s, 10000);
+  /* heard again after a silence: unknown until a span is over */
+  mtcp_drain_rate_restart (&d, now, acked);
+  fail_unless_equals_uint64 (d.bytes_per_s, 0);
+  now += 300 * MS;
+  acked += 30000;
+  mtcp_drain_rate_note (&d, now, acked);
+  fail_unless_equals_uint64 (d.bytes_per_s, 100000);
+  /* a counter that went back starts a new span */
+  mtcp_drain_rate_note (&d, now + 300 * MS, 10);
+  fail_unless_equals_uint64 (d.bytes_per_s, 100000);
+  fail_unless_equals_uint64 (d.acked_at_start, 10);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_arrives_late_keeps_a_third_to_spare)
+{
+  /* 1 s budget: 0.6 s of transit needs the frame no more than 0.1 s
+   * behind; 0.9 s of transit is too much even for a frame on time */
+  fail_unless (!mtcp_transit_arrives_late (0, 600 * MS, 1000 * MS));
+  fail_unless (!mtcp_transit_arrives_late (100 * MS, 600 * MS, 1000 * MS));
+  fail_unless (mtcp_transit_arrives_late (101 * MS, 600 * MS, 1000 * MS));
+  fail_unless (mtcp_transit_arrives_late (0, 700 * MS, 1000 * MS));
+  /* nothing ahead: only the schedule counts */
+  fail_unless (!mtcp_transit_arrives_late (1000 * MS, 0, 1000 * MS));
+  fail_unless (mtcp_transit_arrives_late (1001 * MS, 0, 1000 * MS));
+}
+
+GST_END_TEST;
+
+static Suite *
+transit_suite (void)
+{
+  Suite *s = suite_create ("mtcptransit");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_idle_socket_counts_only_what_waits);
+  tcase_add_test (tc, test_no_standing_queue_counts_the_rtt);
+  tcase_add_test (tc, test_slowed_path_counts_the_flight);
+  tcase_add_test (tc, test_after_silence_the_flight_still_counts);
+  tcase_add_test (tc, test_drain_rate_spans);
+  tcase_add_test (tc, test_arrives_late_keeps_a_third_to_spare);
+  return s;
+}
+
+GST_CHECK_MAIN (transit);
