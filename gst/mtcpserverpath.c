@@ -103,7 +103,7 @@ server_session_measure_path (MtcpServer * server, ServerSession * sess)
 
     mtcp_tcp_info_read (mtcp_connection_get_socket (sc->conn), info);
     mtcp_drain_rate_note (&sc->drain, g_get_monotonic_time (),
-        info->bytes_acked);
+        info->bytes_acked, mtcp_transit_queue_stands (info));
     if (info->rtt_us > 0)
       path.capacity_bps += (guint64) info->snd_cwnd * info->snd_mss * 8 *
           G_USEC_PER_SEC / info->rtt_us;

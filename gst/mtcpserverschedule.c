@@ -75,7 +75,8 @@ conn_transit_us (ServerConn * sc)
   if (sc->rtt_before_silence_us > 0 &&
       g_get_monotonic_time () - sc->heard_again_us < RECOVERY_US)
     cap = sc->rtt_before_silence_us;
-  return mtcp_transit_us (info, waiting, sc->drain.bytes_per_s, cap);
+  return mtcp_transit_us (info, waiting, mtcp_drain_rate_of_path
+      (&sc->drain), cap);
 }
 
 /* server->lock held. A live session's next frame would reach its
@@ -93,7 +94,8 @@ conn_would_deliver_late (MtcpServer * server, ServerConn * sc)
   late = mtcp_send_queue_session_late_by (server->queue, sess->qs);
   transit = conn_transit_us (sc);
   return mtcp_transit_arrives_late ((gint64) MIN (late / GST_USECOND,
-          (guint64) G_MAXINT32), transit, sess->latency_us);
+          (guint64) G_MAXINT32), transit, sess->latency_us,
+      mtcp_transit_queue_stands (&sc->info));
 }
 
 /* server->lock held. When a frame handed to @sc now would reach the
@@ -164,7 +166,8 @@ conn_ready (MtcpServer * server, ServerConn * sc)
     if (now - sc->watch_read_us >= (sc->silent ?
             SILENT_REREAD_US : SILENT_CHECK_US)) {
       mtcp_tcp_info_read (mtcp_connection_get_socket (sc->conn), &sc->info);
-      mtcp_drain_rate_note (&sc->drain, now, sc->info.bytes_acked);
+      mtcp_drain_rate_note (&sc->drain, now, sc->info.bytes_acked,
+          mtcp_transit_queue_stands (&sc->info));
       sc->watch_read_us = now;
     }
     if (server_conn_note_silence (server, sc, now))

@@ -10,7 +10,7 @@
 
 void
 mtcp_drain_rate_note (MtcpDrainRate * drain, gint64 now_us,
-    guint64 bytes_acked)
+    guint64 bytes_acked, gboolean queue_stands)
 {
   gint64 span = now_us - drain->span_start_us;
 
@@ -18,15 +18,26 @@ mtcp_drain_rate_note (MtcpDrainRate * drain, gint64 now_us,
   if (drain->span_start_us == 0 || bytes_acked < drain->acked_at_start) {
     drain->span_start_us = now_us;
     drain->acked_at_start = bytes_acked;
+    drain->span_queued = queue_stands;
     return;
   }
+  drain->span_queued &= queue_stands;
   if (span < MTCP_DRAIN_SPAN_US)
     return;
+  if (bytes_acked > drain->acked_at_start)
+    drain->path_limited = drain->span_queued;
   if (bytes_acked > drain->acked_at_start)
     drain->bytes_per_s = (bytes_acked - drain->acked_at_start) *
         G_USEC_PER_SEC / span;
   drain->span_start_us = now_us;
   drain->acked_at_start = bytes_acked;
+  drain->span_queued = queue_stands;
+}
+
+guint64
+mtcp_drain_rate_of_path (const MtcpDrainRate * drain)
+{
+  return drain->path_limited ? drain->bytes_per_s : 0;
 }
 
 void
@@ -35,7 +46,9 @@ mtcp_drain_rate_restart (MtcpDrainRate * drain, gint64 now_us,
 {
   drain->span_start_us = now_us;
   drain->acked_at_start = bytes_acked;
+  drain->span_queued = TRUE;
   drain->bytes_per_s = 0;
+  drain->path_limited = FALSE;
 }
 
 static gint64
@@ -75,20 +88,28 @@ mtcp_transit_us (const MtcpTcpInfo * info, guint64 waiting,
   transit += queued;
   /* a standing queue: the path is the limit, so what it acknowledged
    * lately is what drains the window and the socket ahead of the frame */
-  if (drain_bytes_per_s > 0 && info->rtt_us >= 2 * info->min_rtt_us) {
+  if (drain_bytes_per_s > 0 && mtcp_transit_queue_stands (info)) {
+    guint64 drain = drain_bytes_per_s;
     guint64 ahead = waiting + (guint64) info->unacked * info->snd_mss;
-    guint64 pipe = drain_bytes_per_s * info->min_rtt_us / G_USEC_PER_SEC;
+    guint64 pipe = drain * info->min_rtt_us / G_USEC_PER_SEC;
 
     if (ahead > pipe)
-      transit = MAX (transit, bytes_over_rate_us (ahead - pipe,
-              drain_bytes_per_s));
+      transit = MAX (transit, bytes_over_rate_us (ahead - pipe, drain));
   }
   return transit;
 }
 
 gboolean
-mtcp_transit_arrives_late (gint64 late_us, gint64 transit_us,
-    gint64 latency_us)
+mtcp_transit_queue_stands (const MtcpTcpInfo * info)
 {
-  return late_us + transit_us + transit_us / 2 > latency_us;
+  return info->unacked > 0 && info->min_rtt_us > 0 &&
+      info->rtt_us >= 2 * info->min_rtt_us;
+}
+
+gboolean
+mtcp_transit_arrives_late (gint64 late_us, gint64 transit_us,
+    gint64 latency_us, gboolean queue_stands)
+{
+  return late_us + transit_us + (queue_stands ? transit_us / 2 : 0) >
+      latency_us;
 }

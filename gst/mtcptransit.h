@@ -12,7 +12,8 @@
  * slowed it lags by seconds while the window (bbr's above all) still holds
  * a second or more of data. So while a queue stands (RTT at least twice
  * the least) what is in flight counts too, at the rate the path
- * acknowledged over the last MTCP_DRAIN_SPAN_US (MtcpDrainRate).
+ * acknowledged over the last MTCP_DRAIN_SPAN_US, if a queue stood all
+ * through it (MtcpDrainRate).
  *
  * No locking inside: plain data, owned by its connection. */
 #ifndef __MTCP_TRANSIT_H__
@@ -33,14 +34,24 @@ G_BEGIN_DECLS
 typedef struct {
   gint64 span_start_us;
   guint64 acked_at_start;
+  gboolean span_queued;         /* a queue stood at every note of this span */
   guint64 bytes_per_s;          /* 0 = not known */
+  gboolean path_limited;        /* a queue stood all through the span that
+                                 * measured it: the path's rate, not the
+                                 * stream's (a keyframe's queue that formed
+                                 * and emptied again leaves the link idle) */
 } MtcpDrainRate;
 
 /* At @now_us (monotonic) the connection had @bytes_acked acknowledged in
- * all. A span without any ACK (the path dark) leaves the last rate: it is
- * a pause, not a rate. */
+ * all, and a queue stood (mtcp_transit_queue_stands) or not. A span
+ * without any ACK (the path dark) leaves the last rate: it is a pause, not
+ * a rate. */
 void mtcp_drain_rate_note (MtcpDrainRate * drain, gint64 now_us,
-    guint64 bytes_acked);
+    guint64 bytes_acked, gboolean queue_stands);
+
+/* What drains a standing queue: the last rate if a queue stood all
+ * through its span, else 0 (not known). */
+guint64 mtcp_drain_rate_of_path (const MtcpDrainRate * drain);
 
 /* The path was dark and is heard again: what it drained before says
  * nothing of what it drains now (the rate was the stream's, or the
@@ -56,12 +67,18 @@ void mtcp_drain_rate_restart (MtcpDrainRate * drain, gint64 now_us,
 gint64 mtcp_transit_us (const MtcpTcpInfo * info, guint64 waiting,
     guint64 drain_bytes_per_s, guint32 rtt_cap_us);
 
+/* A queue stands in the path: data in flight and the smoothed RTT at
+ * least twice the least. */
+gboolean mtcp_transit_queue_stands (const MtcpTcpInfo * info);
+
 /* A frame @late_us behind its schedule, @transit_us from the receiver,
- * arrives past @latency_us. With a third of its transit to spare: the
- * rate that drains the queue ahead of it changes while it waits there, and
- * a frame at the edge of its deadline comes late as often as not. */
+ * arrives past @latency_us. While a queue stands (@queue_stands), only
+ * with a third of its transit to spare: the rate that drains that queue
+ * changes while the frame waits in it, and a frame at the edge of its
+ * deadline comes late as often as not. Without one the transit is the
+ * socket's and the RTT's, which a path with room only shortens. */
 gboolean mtcp_transit_arrives_late (gint64 late_us, gint64 transit_us,
-    gint64 latency_us);
+    gint64 latency_us, gboolean queue_stands);
 
 G_END_DECLS
 

@@ -61,7 +61,7 @@ GST_START_TEST (test_slowed_path_counts_the_flight)
 {
   /* seed 1 at 35 s: bbr keeps 68 segments in flight on a path that now
    * acknowledges 61 kB/s; the smoothed RTT says 0.47 s of queue, the
-   * flight 1.6 s. The frame written now waits for the flight. */
+   * flight 1.8 s. The frame written now waits for the flight. */
   MtcpTcpInfo info = info_of (516 * MS, 48 * MS, 68, 68, 61034);
   guint64 drain = 61034;
   guint64 ahead = 68 * MSS + 14001 - drain * 48 * MS / G_USEC_PER_SEC;
@@ -98,28 +98,28 @@ GST_START_TEST (test_drain_rate_spans)
   guint64 acked = 1000000;
   guint i;
 
-  mtcp_drain_rate_note (&d, now, acked);
+  mtcp_drain_rate_note (&d, now, acked, TRUE);
   fail_unless_equals_uint64 (d.bytes_per_s, 0);
   /* 5 kB every 100 ms: 50 kB/s once a span is over */
   for (i = 0; i < 2; i++) {
     now += 100 * MS;
     acked += 5000;
-    mtcp_drain_rate_note (&d, now, acked);
+    mtcp_drain_rate_note (&d, now, acked, TRUE);
   }
   fail_unless_equals_uint64 (d.bytes_per_s, 0);
   now += 100 * MS;
   acked += 5000;
-  mtcp_drain_rate_note (&d, now, acked);
+  mtcp_drain_rate_note (&d, now, acked, TRUE);
   fail_unless_equals_uint64 (d.bytes_per_s, 50000);
   /* a dark span is a pause, not a rate */
   now += 300 * MS;
-  mtcp_drain_rate_note (&d, now, acked);
+  mtcp_drain_rate_note (&d, now, acked, TRUE);
   fail_unless_equals_uint64 (d.bytes_per_s, 50000);
   /* the path slowed: 1 kB every 100 ms */
   for (i = 0; i < 3; i++) {
     now += 100 * MS;
     acked += 1000;
-    mtcp_drain_rate_note (&d, now, acked);
+    mtcp_drain_rate_note (&d, now, acked, TRUE);
   }
   fail_unless_equals_uint64 (d.bytes_per_s, 10000);
   /* heard again after a silence: unknown until a span is over */
@@ -127,10 +127,10 @@ GST_START_TEST (test_drain_rate_spans)
   fail_unless_equals_uint64 (d.bytes_per_s, 0);
   now += 300 * MS;
   acked += 30000;
-  mtcp_drain_rate_note (&d, now, acked);
+  mtcp_drain_rate_note (&d, now, acked, TRUE);
   fail_unless_equals_uint64 (d.bytes_per_s, 100000);
   /* a counter that went back starts a new span */
-  mtcp_drain_rate_note (&d, now + 300 * MS, 10);
+  mtcp_drain_rate_note (&d, now + 300 * MS, 10, TRUE);
   fail_unless_equals_uint64 (d.bytes_per_s, 100000);
   fail_unless_equals_uint64 (d.acked_at_start, 10);
 }
@@ -139,15 +139,57 @@ GST_END_TEST;
 
 GST_START_TEST (test_arrives_late_keeps_a_third_to_spare)
 {
-  /* 1 s budget: 0.6 s of transit needs the frame no more than 0.1 s
-   * behind; 0.9 s of transit is too much even for a frame on time */
-  fail_unless (!mtcp_transit_arrives_late (0, 600 * MS, 1000 * MS));
-  fail_unless (!mtcp_transit_arrives_late (100 * MS, 600 * MS, 1000 * MS));
-  fail_unless (mtcp_transit_arrives_late (101 * MS, 600 * MS, 1000 * MS));
-  fail_unless (mtcp_transit_arrives_late (0, 700 * MS, 1000 * MS));
+  MtcpTcpInfo slowed = info_of (516 * MS, 48 * MS, 68, 68, 61034);
+  MtcpTcpInfo starting = info_of (230 * MS, 200 * MS, 10, 10, 0);
+
+  fail_unless (mtcp_transit_queue_stands (&slowed));
+  fail_unless (!mtcp_transit_queue_stands (&starting));
+  starting.unacked = 0;
+  starting.rtt_us = 900 * MS;
+  fail_unless (!mtcp_transit_queue_stands (&starting));
+  /* a queue stands, 1 s budget: 0.6 s of transit needs the frame no more
+   * than 0.1 s behind; 0.7 s of transit is too much even on time */
+  fail_unless (!mtcp_transit_arrives_late (0, 600 * MS, 1000 * MS, TRUE));
+  fail_unless (!mtcp_transit_arrives_late (100 * MS, 600 * MS, 1000 * MS,
+          TRUE));
+  fail_unless (mtcp_transit_arrives_late (101 * MS, 600 * MS, 1000 * MS,
+          TRUE));
+  fail_unless (mtcp_transit_arrives_late (0, 700 * MS, 1000 * MS, TRUE));
+  /* none (a new connection in slow start): the deadline itself */
+  fail_unless (!mtcp_transit_arrives_late (300 * MS, 700 * MS, 1000 * MS,
+          FALSE));
+  fail_unless (mtcp_transit_arrives_late (301 * MS, 700 * MS, 1000 * MS,
+          FALSE));
   /* nothing ahead: only the schedule counts */
-  fail_unless (!mtcp_transit_arrives_late (1000 * MS, 0, 1000 * MS));
-  fail_unless (mtcp_transit_arrives_late (1001 * MS, 0, 1000 * MS));
+  fail_unless (!mtcp_transit_arrives_late (1000 * MS, 0, 1000 * MS, TRUE));
+  fail_unless (mtcp_transit_arrives_late (1001 * MS, 0, 1000 * MS, TRUE));
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_a_keyframes_queue_is_not_the_paths_rate)
+{
+  /* the grid's 8 Mbit/s link under an 8 Mbit/s stream: a keyframe's
+   * burst stands 100 kB in the queue, but the last span was half idle
+   * (500 kB/s acknowledged, a queue at some notes only): that is the
+   * stream's rate, not the path's, and the RTT's 130 ms stands */
+  MtcpTcpInfo info = info_of (230 * MS, 100 * MS, 140, 200, 1000000);
+  MtcpDrainRate d = { 0, };
+  gint64 now = 1000 * G_USEC_PER_SEC;
+
+  mtcp_drain_rate_note (&d, now, 0, FALSE);
+  mtcp_drain_rate_note (&d, now + 100 * MS, 50000, TRUE);
+  mtcp_drain_rate_note (&d, now + 250 * MS, 125000, TRUE);
+  fail_unless_equals_uint64 (d.bytes_per_s, 500000);
+  fail_unless_equals_uint64 (mtcp_drain_rate_of_path (&d), 0);
+  fail_unless_equals_int64 (mtcp_transit_us (&info, 0,
+          mtcp_drain_rate_of_path (&d), 0), 130 * MS);
+  /* a span with a queue all through it is the path's */
+  mtcp_drain_rate_note (&d, now + 400 * MS, 200000, TRUE);
+  mtcp_drain_rate_note (&d, now + 500 * MS, 250000, TRUE);
+  fail_unless_equals_uint64 (mtcp_drain_rate_of_path (&d), 500000);
+  fail_unless (mtcp_transit_us (&info, 0, mtcp_drain_rate_of_path (&d),
+          0) > 300 * MS);
 }
 
 GST_END_TEST;
@@ -165,6 +207,7 @@ transit_suite (void)
   tcase_add_test (tc, test_after_silence_the_flight_still_counts);
   tcase_add_test (tc, test_drain_rate_spans);
   tcase_add_test (tc, test_arrives_late_keeps_a_third_to_spare);
+  tcase_add_test (tc, test_a_keyframes_queue_is_not_the_paths_rate);
   return s;
 }
 
