@@ -95,7 +95,7 @@ conn_would_deliver_late (MtcpServer * server, ServerConn * sc)
   transit = conn_transit_us (sc);
   return mtcp_transit_arrives_late ((gint64) MIN (late / GST_USECOND,
           (guint64) G_MAXINT32), transit, sess->latency_us,
-      mtcp_transit_queue_stands (&sc->info));
+      mtcp_transit_queue_held (&sc->info, &sc->drain));
 }
 
 /* server->lock held. When a frame handed to @sc now would reach the

@@ -24,11 +24,11 @@ mtcp_drain_rate_note (MtcpDrainRate * drain, gint64 now_us,
   drain->span_queued &= queue_stands;
   if (span < MTCP_DRAIN_SPAN_US)
     return;
-  if (bytes_acked > drain->acked_at_start)
+  if (bytes_acked > drain->acked_at_start) {
     drain->path_limited = drain->span_queued;
-  if (bytes_acked > drain->acked_at_start)
     drain->bytes_per_s = (bytes_acked - drain->acked_at_start) *
         G_USEC_PER_SEC / span;
+  }
   drain->span_start_us = now_us;
   drain->acked_at_start = bytes_acked;
   drain->span_queued = queue_stands;
@@ -89,12 +89,12 @@ mtcp_transit_us (const MtcpTcpInfo * info, guint64 waiting,
   /* a standing queue: the path is the limit, so what it acknowledged
    * lately is what drains the window and the socket ahead of the frame */
   if (drain_bytes_per_s > 0 && mtcp_transit_queue_stands (info)) {
-    guint64 drain = drain_bytes_per_s;
     guint64 ahead = waiting + (guint64) info->unacked * info->snd_mss;
-    guint64 pipe = drain * info->min_rtt_us / G_USEC_PER_SEC;
+    guint64 pipe = drain_bytes_per_s * info->min_rtt_us / G_USEC_PER_SEC;
 
     if (ahead > pipe)
-      transit = MAX (transit, bytes_over_rate_us (ahead - pipe, drain));
+      transit = MAX (transit, bytes_over_rate_us (ahead - pipe,
+              drain_bytes_per_s));
   }
   return transit;
 }
@@ -107,9 +107,17 @@ mtcp_transit_queue_stands (const MtcpTcpInfo * info)
 }
 
 gboolean
-mtcp_transit_arrives_late (gint64 late_us, gint64 transit_us,
-    gint64 latency_us, gboolean queue_stands)
+mtcp_transit_queue_held (const MtcpTcpInfo * info,
+    const MtcpDrainRate * drain)
 {
-  return late_us + transit_us + (queue_stands ? transit_us / 2 : 0) >
+  return mtcp_transit_queue_stands (info) &&
+      mtcp_drain_rate_of_path (drain) > 0;
+}
+
+gboolean
+mtcp_transit_arrives_late (gint64 late_us, gint64 transit_us,
+    gint64 latency_us, gboolean queue_held)
+{
+  return late_us + transit_us + (queue_held ? transit_us / 2 : 0) >
       latency_us;
 }

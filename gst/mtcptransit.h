@@ -71,14 +71,21 @@ gint64 mtcp_transit_us (const MtcpTcpInfo * info, guint64 waiting,
  * least twice the least. */
 gboolean mtcp_transit_queue_stands (const MtcpTcpInfo * info);
 
+/* A queue stands now and stood at every note of the last span: the path
+ * is the limit. A new connection's loss recovery (3% at 200 ms) lifts its
+ * smoothed RTT past twice the least for a moment, and so does a
+ * keyframe's burst; neither is a queue its next frame waits behind. */
+gboolean mtcp_transit_queue_held (const MtcpTcpInfo * info,
+    const MtcpDrainRate * drain);
+
 /* A frame @late_us behind its schedule, @transit_us from the receiver,
- * arrives past @latency_us. While a queue stands (@queue_stands), only
+ * arrives past @latency_us. While a queue is held (@queue_held), only
  * with a third of its transit to spare: the rate that drains that queue
  * changes while the frame waits in it, and a frame at the edge of its
  * deadline comes late as often as not. Without one the transit is the
  * socket's and the RTT's, which a path with room only shortens. */
 gboolean mtcp_transit_arrives_late (gint64 late_us, gint64 transit_us,
-    gint64 latency_us, gboolean queue_stands);
+    gint64 latency_us, gboolean queue_held);
 
 G_END_DECLS
 

@@ -194,6 +194,39 @@ GST_START_TEST (test_a_keyframes_queue_is_not_the_paths_rate)
 
 GST_END_TEST;
 
+GST_START_TEST (test_loss_recovery_is_not_a_held_queue)
+{
+  /* the full grid's 200 ms / 3% path, a connection that just joined: a
+   * retransmission lifted its smoothed RTT to 2.2x the least, no span
+   * measured yet. The joiner's first keyframe (0.5 s of transit, 0.6 s
+   * behind, 1.2 s budget) goes: the margin would have refused it until
+   * the session skipped it */
+  MtcpTcpInfo info = info_of (440 * MS, 200 * MS, 30, 30, 0);
+  MtcpDrainRate d = { 0, };
+  gint64 now = 1000 * G_USEC_PER_SEC;
+
+  fail_unless (mtcp_transit_queue_stands (&info));
+  mtcp_drain_rate_note (&d, now, 0, TRUE);
+  fail_if (mtcp_transit_queue_held (&info, &d));
+  fail_if (mtcp_transit_arrives_late (600 * MS, 500 * MS, 1200 * MS,
+          mtcp_transit_queue_held (&info, &d)));
+  fail_unless (mtcp_transit_arrives_late (600 * MS, 500 * MS, 1200 * MS,
+          TRUE));
+  /* recovered before the span was over: the span does not count */
+  mtcp_drain_rate_note (&d, now + 100 * MS, 20000, FALSE);
+  mtcp_drain_rate_note (&d, now + 260 * MS, 60000, TRUE);
+  fail_if (mtcp_transit_queue_held (&info, &d));
+  /* a queue at every note of a whole span: held */
+  mtcp_drain_rate_note (&d, now + 400 * MS, 80000, TRUE);
+  mtcp_drain_rate_note (&d, now + 520 * MS, 100000, TRUE);
+  fail_unless (mtcp_transit_queue_held (&info, &d));
+  /* and not once the RTT came down */
+  info.rtt_us = 300 * MS;
+  fail_if (mtcp_transit_queue_held (&info, &d));
+}
+
+GST_END_TEST;
+
 static Suite *
 transit_suite (void)
 {
@@ -208,6 +241,7 @@ transit_suite (void)
   tcase_add_test (tc, test_drain_rate_spans);
   tcase_add_test (tc, test_arrives_late_keeps_a_third_to_spare);
   tcase_add_test (tc, test_a_keyframes_queue_is_not_the_paths_rate);
+  tcase_add_test (tc, test_loss_recovery_is_not_a_held_queue);
   return s;
 }
 
