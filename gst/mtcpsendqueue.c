@@ -377,6 +377,12 @@ caps_in_force_at (MtcpSendQueue * q, guint64 index)
 MtcpQueueSession *
 mtcp_send_queue_add_session (MtcpSendQueue * q)
 {
+  return mtcp_send_queue_add_session_within (q, G_MAXUINT64);
+}
+
+MtcpQueueSession *
+mtcp_send_queue_add_session_within (MtcpSendQueue * q, guint64 max_backlog)
+{
   MtcpQueueSession *s = g_new0 (MtcpQueueSession, 1);
   guint64 start;
   GstCaps *caps;
@@ -387,7 +393,8 @@ mtcp_send_queue_add_session (MtcpSendQueue * q)
   s->max_lag_time = GST_CLOCK_TIME_NONE;
   s->anchor_time = GST_CLOCK_TIME_NONE;
 
-  if (q->latest_keyframe != NO_INDEX) {
+  if (q->latest_keyframe != NO_INDEX && q->bytes_pushed -
+      entry_at (q, q->latest_keyframe)->bytes_before <= max_backlog) {
     start = q->latest_keyframe;
   } else {
     start = queue_end (q);

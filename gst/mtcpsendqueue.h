@@ -81,6 +81,12 @@ guint64 mtcp_send_queue_get_total_pushed (MtcpSendQueue * queue);
 /* Sessions: a new one starts at the latest keyframe after a preamble of the
  * caps in force there and the stream headers. */
 MtcpQueueSession *mtcp_send_queue_add_session (MtcpSendQueue * queue);
+/* The same, but from the latest keyframe only when no more than
+ * @max_backlog payload bytes were pushed since it; otherwise it waits for
+ * the next one. A receiver that joins over a path that cannot carry what
+ * is queued in time would only skip it after sending part of it. */
+MtcpQueueSession *mtcp_send_queue_add_session_within (MtcpSendQueue * queue,
+    guint64 max_backlog);
 void mtcp_send_queue_remove_session (MtcpSendQueue * queue,
     MtcpQueueSession * session);
 /* A bound of the session's own on its lag: its receiver's latency. Once

@@ -15,6 +15,7 @@
 #include "mtcpserverprivate.h"
 #include "mtcptcpinfo.h"
 #include "mtcpauth.h"
+#include "mtcptransit.h"
 
 #include <errno.h>
 #include <string.h>
@@ -23,10 +24,32 @@
 GST_DEBUG_CATEGORY (mtcp_server_admission_debug);
 #define GST_CAT_DEFAULT mtcp_server_admission_debug
 
+/* server->lock held. What a live session may start with: the latest
+ * keyframe and what follows it only if its first connection, in slow
+ * start, carries that within the receiver's latency; otherwise the next
+ * keyframe (after a lost SYN-ACK the window is 1 segment: at 200 ms RTT
+ * and 1 s of latency 45 kB, not the 1 MB an 8 Mbit/s stream queued). */
+static guint64
+join_backlog (MtcpServer * server, ServerConn * sc, const MtcpHello * hello)
+{
+  MtcpTcpInfo info;
+  guint64 bytes;
+
+  if (!server->live || hello->latency_ms == 0 ||
+      !mtcp_tcp_info_read (mtcp_connection_get_socket (sc->conn), &info))
+    return G_MAXUINT64;
+  bytes = mtcp_transit_slow_start_bytes (&info,
+      (gint64) hello->latency_ms * 1000);
+  GST_DEBUG ("connection from %s: a backlog of up to %" G_GUINT64_FORMAT
+      " bytes (window %u x %u, RTT %u us)", mtcp_connection_get_peer
+      (sc->conn), bytes, info.snd_cwnd, info.snd_mss, info.rtt_us);
+  return bytes;
+}
+
 /* server->lock held. NULL when the kernel gives no random bytes: a
  * session id anyone could guess would let strangers join it. */
 static ServerSession *
-session_new (MtcpServer * server)
+session_new (MtcpServer * server, guint64 join_backlog)
 {
   ServerSession *sess = g_new0 (ServerSession, 1);
   gssize got;
@@ -40,7 +63,8 @@ session_new (MtcpServer * server)
     return NULL;
   }
   sess->id_str = mtcp_session_id_to_string (sess->id);
-  sess->qs = mtcp_send_queue_add_session (server->queue);
+  sess->qs = mtcp_send_queue_add_session_within (server->queue,
+      join_backlog);
   sess->repair = mtcp_repair_budget_new (server->config.copy_overhead_percent);
   sess->estimate = mtcp_rate_estimate_new ();
   sess->conns = g_ptr_array_new ();
@@ -246,7 +270,7 @@ admit (MtcpServer * server, ServerConn * sc, const MtcpHello * hello)
       g_free (reason);
       return FALSE;
     }
-    sess = session_new (server);
+    sess = session_new (server, join_backlog (server, sc, hello));
     if (sess == NULL) {
       server_refuse (server, sc, MTCP_REFUSE_LIMIT, "the sink has no random "
           "bytes for a session id");

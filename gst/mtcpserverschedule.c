@@ -93,9 +93,16 @@ conn_would_deliver_late (MtcpServer * server, ServerConn * sc)
     return FALSE;
   late = mtcp_send_queue_session_late_by (server->queue, sess->qs);
   transit = conn_transit_us (sc);
-  return mtcp_transit_arrives_late ((gint64) MIN (late / GST_USECOND,
-          (guint64) G_MAXINT32), transit, sess->latency_us,
-      mtcp_transit_queue_held (&sc->info, &sc->drain));
+  if (!mtcp_transit_arrives_late ((gint64) MIN (late / GST_USECOND,
+              (guint64) G_MAXINT32), transit, sess->latency_us,
+          mtcp_transit_queue_held (&sc->info, &sc->drain)))
+    return FALSE;
+  GST_LOG ("session %s: connection %u would deliver late (%" G_GINT64_FORMAT
+      " ms behind, %" G_GINT64_FORMAT " ms transit; cwnd %u, RTT %u/%u us, "
+      "%u unacked)", sess->id_str, sc->id,
+      (gint64) (late / GST_MSECOND), transit / 1000, sc->info.snd_cwnd,
+      sc->info.rtt_us, sc->info.min_rtt_us, sc->info.unacked);
+  return TRUE;
 }
 
 /* server->lock held. When a frame handed to @sc now would reach the

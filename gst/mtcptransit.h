@@ -67,6 +67,13 @@ void mtcp_drain_rate_restart (MtcpDrainRate * drain, gint64 now_us,
 gint64 mtcp_transit_us (const MtcpTcpInfo * info, guint64 waiting,
     guint64 drain_bytes_per_s, guint32 rtt_cap_us);
 
+/* Bytes a new connection delivers within @within_us in slow start from
+ * @info's window: one window in the first RTT, twice as much in each one
+ * after (the least it does on a path with room; loss only slows it).
+ * G_MAXUINT64 with no RTT measured yet: nothing to go by. */
+guint64 mtcp_transit_slow_start_bytes (const MtcpTcpInfo * info,
+    gint64 within_us);
+
 /* A queue stands in the path: data in flight and the smoothed RTT at
  * least twice the least. */
 gboolean mtcp_transit_queue_stands (const MtcpTcpInfo * info);

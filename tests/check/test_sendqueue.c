@@ -150,6 +150,41 @@ GST_START_TEST (test_late_joiner_starts_at_latest_keyframe_after_caps)
 
 GST_END_TEST;
 
+GST_START_TEST (test_joiner_waits_when_the_backlog_is_too_much)
+{
+  MtcpSendQueue *q = mtcp_send_queue_new (&no_limits);
+  MtcpQueueSession *s, *fits;
+  GstCaps *caps = gst_caps_new_empty_simple ("video/x-h264");
+  MtcpQueueSessionStats st;
+
+  mtcp_send_queue_push_caps (q, caps);
+  push (q, 1, FALSE, 0);
+  push (q, 2, TRUE, 33);
+  push (q, 3, TRUE, 66);
+
+  /* 3000 bytes since the latest keyframe: 2999 is too little */
+  s = mtcp_send_queue_add_session_within (q, 2999);
+  fits = mtcp_send_queue_add_session_within (q, 3000);
+  expect_caps (mtcp_send_queue_take (q, fits), 0);
+  expect_buffer (mtcp_send_queue_take (q, fits), 1, 1);
+  expect_caps (mtcp_send_queue_take (q, s), 0);
+  fail_unless (mtcp_send_queue_take (q, s) == NULL);
+  /* a delta first: still waiting; then the next keyframe */
+  push (q, 4, TRUE, 99);
+  push (q, 5, FALSE, 1000);
+  expect_skip (mtcp_send_queue_take (q, s), 1, 2);
+  expect_buffer (mtcp_send_queue_take (q, s), 2, 5);
+  fail_unless (mtcp_send_queue_take (q, s) == NULL);
+  /* a start, not a skip */
+  mtcp_send_queue_session_stats (q, s, &st);
+  fail_unless_equals_uint64 (st.skips, 0);
+
+  gst_caps_unref (caps);
+  mtcp_send_queue_free (q);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_joiner_gets_streamheader_from_caps)
 {
   MtcpSendQueue *q = mtcp_send_queue_new (&no_limits);
@@ -560,6 +595,7 @@ sendqueue_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_early_session_gets_everything_in_order);
+  tcase_add_test (tc, test_joiner_waits_when_the_backlog_is_too_much);
   tcase_add_test (tc, test_session_lag_bound_of_its_own);
   tcase_add_test (tc, test_session_lag_burst_is_not_late);
   tcase_add_test (tc, test_session_lag_ignores_what_is_in_flight);

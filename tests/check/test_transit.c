@@ -227,6 +227,33 @@ GST_START_TEST (test_loss_recovery_is_not_a_held_queue)
 
 GST_END_TEST;
 
+GST_START_TEST (test_slow_start_bytes_within_the_latency)
+{
+  /* 200 ms RTT, 1 s latency: 5 rounds, 31 windows */
+  MtcpTcpInfo fresh = info_of (200 * MS, 200 * MS, 0, 10, 0);
+  MtcpTcpInfo lost_synack = info_of (200 * MS, 200 * MS, 0, 1, 0);
+  MtcpTcpInfo unknown = info_of (0, 0, 0, 10, 0);
+  MtcpTcpInfo lan = info_of (100, 100, 0, 10, 0);
+
+  fail_unless_equals_uint64 (mtcp_transit_slow_start_bytes (&fresh,
+          1000 * MS), 31 * 10 * MSS);
+  fail_unless_equals_uint64 (mtcp_transit_slow_start_bytes (&lost_synack,
+          1000 * MS), 31 * MSS);
+  /* less than an RTT: nothing arrives in time */
+  fail_unless_equals_uint64 (mtcp_transit_slow_start_bytes (&fresh,
+          150 * MS), 0);
+  fail_unless_equals_uint64 (mtcp_transit_slow_start_bytes (&unknown,
+          1000 * MS), G_MAXUINT64);
+  /* a LAN: no bound worth the name, and no overflow */
+  fail_unless (mtcp_transit_slow_start_bytes (&lan, 1000 * MS) >
+      G_GUINT64_CONSTANT (1) << 40);
+  lan.snd_cwnd = G_MAXUINT32;
+  fail_unless_equals_uint64 (mtcp_transit_slow_start_bytes (&lan,
+          1000 * MS), G_MAXUINT64);
+}
+
+GST_END_TEST;
+
 static Suite *
 transit_suite (void)
 {
@@ -242,6 +269,7 @@ transit_suite (void)
   tcase_add_test (tc, test_arrives_late_keeps_a_third_to_spare);
   tcase_add_test (tc, test_a_keyframes_queue_is_not_the_paths_rate);
   tcase_add_test (tc, test_loss_recovery_is_not_a_held_queue);
+  tcase_add_test (tc, test_slow_start_bytes_within_the_latency);
   return s;
 }
 
