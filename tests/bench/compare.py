@@ -498,6 +498,10 @@ def run_cell(args, cell, system, cc):
             for i, r in enumerate((12, 30, 8, 50)):
                 f.write(f"at={8 * (i + 1)} link=0 dir=ab rate={r}mbit\n")
         cmd += ["--schedule", sched]
+    # netsim draws its losses from a fixed seed: without another one every
+    # run of a lossy cell loses the same packets (with seed 1 the second
+    # A->B packet, the first connection's SYN-ACK in the full grid)
+    cmd += ["--seed", str(args.loss_seed)]
     cmd += ["--", "/usr/bin/python3", os.path.abspath(__file__), "--inner",
             "--system", system, "--kbps", str(kbps), "--budget", str(budget),
             "--kind", kind,
@@ -532,7 +536,7 @@ def run_cell(args, cell, system, cc):
         res["out"] = os.path.relpath(out, TOP)
     res.update(system=system, cc=cc, rtt=rtt, loss=loss, kbps=kbps,
                budget=budget, kind=kind, valid=netsim.get("valid", True),
-               **trace_info)
+               loss_seed=args.loss_seed, **trace_info)
     with open(out + ".json", "w") as f:
         json.dump(res, f)
     return res
@@ -1209,6 +1213,10 @@ def main():
                     help="indices into the grid's cells (default all)")
     ap.add_argument("--build", default=os.path.join(TOP, "build"))
     ap.add_argument("--netsim")
+    ap.add_argument("--loss-seed", type=int, default=1,
+                    help="netsim's seed for its loss draws (default 1, "
+                    "netsim's own): repeat a lossy cell with other seeds, "
+                    "or its runs share one loss pattern")
     ap.add_argument("--results",
                     help="where the runs go (relative to the top; default "
                     "results/compare, --grid cellular: results/cellular)")

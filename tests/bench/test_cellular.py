@@ -138,7 +138,8 @@ try:
     os.chmod(fake, 0o755)
     args = types.SimpleNamespace(
         results=os.path.join(tmp, "res"), seconds=20, reuse=False,
-        tabulate=False, reanalyse=False, netsim=fake, build=tmp)
+        tabulate=False, reanalyse=False, netsim=fake, build=tmp,
+        loss_seed=3)
     os.makedirs(args.results)
     res = compare.run_cell(args, grid[1], "multitcp-default", "bbr")
     argv = open(os.path.join(tmp, "argv")).read().split()
@@ -146,6 +147,7 @@ try:
     link = argv[argv.index("--link") + 1]
     check(os.path.exists(tpath) and link.startswith(f"trace={tpath},")
           and argv[argv.index("--cc") + 1] == "bbr"
+          and argv[argv.index("--seed") + 1] == "3"
           and argv[argv.index("--system") + 1] == "multitcp-default",
           f"run: {argv}")
     check(res["trace"] == os.path.basename(tpath) and res["kbps"] == 1000
