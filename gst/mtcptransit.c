@@ -104,8 +104,11 @@ mtcp_transit_slow_start_bytes (const MtcpTcpInfo * info, gint64 within_us)
 {
   guint64 rounds, bytes;
 
-  if (info->rtt_us == 0 || within_us <= 0)
-    return within_us <= 0 ? 0 : G_MAXUINT64;
+  if (within_us <= 0)
+    return 0;
+  /* no RTT measured: no bound to put on it */
+  if (info->rtt_us == 0)
+    return G_MAXUINT64;
   rounds = MIN ((guint64) within_us / info->rtt_us, 32);
   if (__builtin_mul_overflow ((guint64) MAX (info->snd_cwnd, 1) *
           MAX (info->snd_mss, 536), (G_GUINT64_CONSTANT (1) << rounds) - 1,
