@@ -229,11 +229,16 @@ def main():
         # when each left the encoder: both ends run on this machine's
         # monotonic clock, so arrival - this is the frame's whole delay
         rec["frames_sent_at"] = []
+        # the keyframes' PTS: a frame after a missing one of its GOP
+        # cannot be decoded, however whole it arrives
+        rec["frames_key"] = []
 
         def on_sent(pad, info):
             buf = info.get_buffer()
             rec["frames_sent"].append((buf.pts, buf.get_size()))
             rec["frames_sent_at"].append(time.monotonic())
+            if not buf.has_flags(Gst.BufferFlags.DELTA_UNIT):
+                rec["frames_key"].append(buf.pts)
             return Gst.PadProbeReturn.OK
         pipe.get_by_name("vparse").get_static_pad("src").add_probe(
             Gst.PadProbeType.BUFFER, on_sent)

@@ -133,6 +133,41 @@ res = compare.analyse(rx_late, {"frames_sent": sent}, netsim, 30, 1.0, 8000)
 check(compare.late_on_sender_clock(res, 0.06) is None,
       "no sender times: no sender-clock figure")
 
+# a viewer's frame is whole, decodable and on time: after a frame that
+# never came whole (dropped 600, damaged 5), the rest of its GOP (a
+# keyframe every 30) cannot be decoded; a late frame (700) still reaches
+# the decoder and breaks nothing; without keyframes no figure
+keys = [pts for i, (pts, _) in enumerate(sent) if i % 30 == 0]
+rx_gop = {"frames": received(sent, -3599 * 10**9, damage=(5,), drop=(600,),
+                             late=(700,)), "ts_bytes": 10**7}
+res = compare.analyse(rx_gop, {"frames_sent": sent, "frames_key": keys,
+                           "frames_sent_at": sent_at}, netsim, 30, 1.0, 8000)
+res.update(budget=1000)
+# 6..29 after the damaged 5, 601..629 after the dropped 600
+check(res["undecodable"] == 24 + 29,
+      f"undecodable {res['undecodable']} of {24 + 29}")
+check(abs(res["late_fraction"] - 3 / 900) < 1e-9
+      and abs(res["late_fraction_decodable"] - (3 + 53) / 900) < 1e-9,
+      f"late or lost {res['late_fraction'] * 900:.1f} of 3, with the "
+      f"undecodable {res['late_fraction_decodable'] * 900:.1f} of 56")
+# on the sender's clock they count as lost, and their delays are not
+# counted (600's GOP is after the warm-up: 29 fewer delays)
+check(len(res["delays_ms"]) == 839 - 1 - 29
+      and abs(compare.late_on_sender_clock(res, 0.06) -
+              (1 - (1 - 1 / len(res["delays_ms"])) *
+               (900 - 1 - 1 - 53) / 900)) < 1e-9,
+      f"sender clock with undecodable frames: {len(res['delays_ms'])} "
+      "delays")
+# a receiver that starts inside a GOP cannot decode until a keyframe
+joined = {"frames": received(sent, -3599 * 10**9)[10:], "ts_bytes": 10**7}
+res = compare.analyse(joined, {"frames_sent": sent, "frames_key": keys},
+                      netsim, 30, 1.0, 8000)
+check(res["undecodable"] == 20 and res["late_fraction"] == 0,
+      f"joined at frame 10: {res['undecodable']} of 20 undecodable")
+res = compare.analyse(joined, {"frames_sent": sent}, netsim, 30, 1.0, 8000)
+check(res["undecodable"] is None and res["late_fraction_decodable"] is None,
+      "no keyframes recorded: no decodable figure")
+
 # a sender that did not record its frames: nothing is called damaged
 res = compare.analyse(rx, {}, netsim, 30, 1.0, 8000)
 check(res["damaged"] is None and res["late"] == 2,
