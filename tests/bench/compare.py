@@ -351,8 +351,8 @@ WARMUP_S = 2.0
 def sender_clock_delays(frames, tx, matched, undecodable=frozenset()):
     """Encoder output to the receiver's demuxer output, per frame after
     the warm-up (but those in @undecodable), from the sender's own record
-    of when each frame left
-    its encoder (both ends run on one machine's monotonic clock). The
+    of when each frame left its encoder (both ends run on one machine's
+    monotonic clock). The
     bench's budget counts from the first whole frame, which a joiner gets
     from a backlog; this one counts from the sender for every system."""
     sent_at = dict(zip((tp for tp, _ in tx.get("frames_sent") or []),
