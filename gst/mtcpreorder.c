@@ -45,9 +45,10 @@ struct _MtcpReorder
   gsize head;                   /* index of the slot for next_seq */
 
   guint64 next_seq;
-  /* which of the last HISTORY seqs below next_seq were released (1) or
-   * skipped (0): a resent copy of a released one is a duplicate, not late */
-  guint8 released[HISTORY / 8];
+  /* which of the last HISTORY seqs below next_seq were released or came
+   * after they were given up (1), and which were only skipped (0): another
+   * copy of a seen one is a duplicate, so a frame counts late once */
+  guint8 seen[HISTORY / 8];
   guint64 lowest_held;          /* valid when depth > 0 */
   guint64 run;                  /* held items contiguous from next_seq */
   guint64 run_bytes;            /* and their bytes */
@@ -151,7 +152,7 @@ mtcp_reorder_reset (MtcpReorder * reorder, guint64 next_seq)
   g_array_set_size (reorder->ranges, 0);
   reorder->head = 0;
   reorder->next_seq = next_seq;
-  memset (reorder->released, 0, sizeof (reorder->released));
+  memset (reorder->seen, 0, sizeof (reorder->seen));
   reorder->discont_pending = FALSE;
 }
 
@@ -176,22 +177,22 @@ grow (MtcpReorder * reorder, guint64 offset)
 }
 
 static inline void
-mark_history (MtcpReorder * reorder, guint64 seq, gboolean released)
+mark_history (MtcpReorder * reorder, guint64 seq, gboolean seen)
 {
   guint64 bit = seq % HISTORY;
-  if (released)
-    reorder->released[bit / 8] |= 1 << (bit % 8);
+  if (seen)
+    reorder->seen[bit / 8] |= 1 << (bit % 8);
   else
-    reorder->released[bit / 8] &= ~(1 << (bit % 8));
+    reorder->seen[bit / 8] &= ~(1 << (bit % 8));
 }
 
 static inline gboolean
-was_released (MtcpReorder * reorder, guint64 seq)
+was_seen (MtcpReorder * reorder, guint64 seq)
 {
   guint64 bit = seq % HISTORY;
   if (reorder->next_seq - seq > HISTORY)
     return FALSE;
-  return (reorder->released[bit / 8] >> (bit % 8)) & 1;
+  return (reorder->seen[bit / 8] >> (bit % 8)) & 1;
 }
 
 MtcpReorderPushResult
@@ -205,13 +206,14 @@ mtcp_reorder_push (MtcpReorder * reorder, guint64 seq, GstClockTime deadline,
   /* NULL is pop's "nothing to release" */
   g_return_val_if_fail (item != NULL, MTCP_REORDER_TOO_FAR);
 
-  if (seq < reorder->next_seq && was_released (reorder, seq)) {
+  if (seq < reorder->next_seq && was_seen (reorder, seq)) {
     reorder->stats.duplicates++;
     return MTCP_REORDER_DUPLICATE;
   }
   if (seq < reorder->next_seq) {
     GST_LOG ("seq %" G_GUINT64_FORMAT " late: slot already given up "
         "(next %" G_GUINT64_FORMAT ")", seq, reorder->next_seq);
+    mark_history (reorder, seq, TRUE);
     reorder->stats.late++;
     return MTCP_REORDER_LATE;
   }
@@ -375,7 +377,7 @@ advance (MtcpReorder * reorder, guint64 count)
   guint64 i;
 
   if (count >= HISTORY)
-    memset (reorder->released, 0, sizeof (reorder->released));
+    memset (reorder->seen, 0, sizeof (reorder->seen));
   else
     for (i = 0; i < count; i++)
       mark_history (reorder, reorder->next_seq + i, FALSE);

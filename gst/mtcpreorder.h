@@ -41,7 +41,7 @@ typedef enum {
 
 typedef struct {
   guint64 released;            /* items handed out by pop */
-  guint64 late;                /* refused as late */
+  guint64 late;                /* refused as late; a given-up seq once */
   guint64 duplicates;
   guint64 skipped;             /* sequence numbers given up on at a deadline */
   guint64 sender_skipped;      /* sequence numbers the sender said never come */

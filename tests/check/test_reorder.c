@@ -268,10 +268,13 @@ GST_START_TEST (test_gap_deadline)
   expect_pop (reorder, 210, 7, FALSE);
   fail_unless_equals_uint64 (mtcp_reorder_highest_in_order (reorder), 7);
 
-  /* a frame of the skipped gap arriving now is late */
+  /* a frame of the skipped gap arriving now is late; another copy of it
+   * (a TCP retransmission after an outage) is a duplicate, not late again */
   push (reorder, 2, 1000, 210, MTCP_REORDER_LATE);
+  push (reorder, 2, 1000, 300, MTCP_REORDER_DUPLICATE);
   stats = get_stats (reorder);
   fail_unless_equals_uint64 (stats.late, 1);
+  fail_unless_equals_uint64 (stats.duplicates, 1);
   fail_unless_equals_uint64 (stats.released, 5);
   fail_unless_equals_uint64 (stats.sender_skipped, 0);
   mtcp_reorder_free (reorder);
