@@ -49,9 +49,11 @@ def excused_windows(trace, budget_s):
 
 def frame_outcomes(rx, tx, budget_s, links_t0):
     """[(deadline on the trace's clock, on time?)] for every frame the
-    sender made from the first one received on, by compare.py's clock:
-    the first frame received sets it, each later one is due its PTS
-    distance later plus the budget."""
+    sender made from the first one received on and due while the receiver
+    still listened (the sender runs on after it stops: what it made then
+    can be neither on time nor late), by compare.py's clock: the first
+    frame received sets it, each later one is due its PTS distance later
+    plus the budget."""
     frames = sorted({f[1]: f for f in rx.get("frames", []) if f[1] >= 0}
                     .values(), key=lambda f: f[1])
     check = compare.damaged_frames(frames, tx.get("frames_sent"))
@@ -64,11 +66,15 @@ def frame_outcomes(rx, tx, budget_s, links_t0):
     by_sent = {tp: rp for rp, tp in matched}
     rp0, tp0 = matched[0]
     t0 = arrival[rp0]
+    # runs before the receiver wrote when it stopped: its last frame
+    end = rx.get("end_at", frames[-1][0])
     out = []
     for tp, _ in sorted(tx["frames_sent"]):
         if tp < tp0:
             continue
         due = t0 + (tp - tp0) / 1e9 + budget_s
+        if due > end:
+            break
         rp = by_sent.get(tp)
         ok = rp is not None and rp not in damaged and arrival[rp] <= due
         out.append((due - links_t0, ok))

@@ -283,6 +283,9 @@ def main():
     pipe.set_state(Gst.State.PLAYING)
     GLib.timeout_add(int(seconds * 1000), loop.quit)
     loop.run()
+    if role == "recv":
+        # frames due after this were not waited for
+        rec["end_at"] = time.monotonic()
     if role == "recv" and system.startswith("multitcp"):
         stats = pipe.get_by_name("src").get_property("stats")
         rec["stats"] = {k: stats.get_value(k) for k in (

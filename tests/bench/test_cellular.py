@@ -279,4 +279,24 @@ cut6 = bitrate_runs.fixed_rate_late_bound(two, 4.0, 1.0, 0, 10,
 check(cut4 < 0.005 and 0.03 < cut6 < 0.08, f"one of two links cut: 4 s "
       f"within the budget ({cut4:.4f}), 6 s not ({cut6:.3f})")
 
+# the frames a run is judged on (bitrate_runs.frame_outcomes): those the
+# sender made from the first received on and due while the receiver
+# listened; a frame due before it stopped that never came is lost, one due
+# after it (the sender runs on) is not judged at all
+FRAME_NS = int(1e9 / compare.FPS)
+made = [(3600 * 10**9 + i * FRAME_NS, 4000 + (i * 7919) % 9000)
+        for i in range(120)]
+got = [(100.0 + i / compare.FPS + 0.05, i * FRAME_NS, size)
+       for i, (pts, size) in enumerate(made[:90]) if i != 50]
+rx = {"frames": got, "end_at": 100.06 + 89 / compare.FPS + 1.0}
+outcomes = bitrate_runs.frame_outcomes(rx, {"frames_sent": made}, 1.0, 100.0)
+check(len(outcomes) == 90 and [ok for _, ok in outcomes].count(False) == 1
+      and not outcomes[50][1],
+      f"judged while the receiver listened: {len(outcomes)} frames, "
+      f"{[i for i, (_, ok) in enumerate(outcomes) if not ok]} lost")
+del rx["end_at"]
+outcomes = bitrate_runs.frame_outcomes(rx, {"frames_sent": made}, 1.0, 100.0)
+check(len(outcomes) == 60, f"without its end, to its last frame's arrival "
+      f"({len(outcomes)} frames)")
+
 f.exit()
