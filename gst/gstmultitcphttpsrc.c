@@ -805,7 +805,7 @@ gst_multi_tcp_http_src_class_init (GstMultiTcpHttpSrcClass * klass)
       "Parallel-range HTTP source", "Source/Network",
       "Reads an HTTP resource chunk by chunk, each chunk as byte ranges over "
       "several TCP connections at once (ParS)",
-      "multitcp authors <multitcp@example.invalid>");
+      "the multitcp authors");
 
   basesrc_class->start = GST_DEBUG_FUNCPTR (gst_multi_tcp_http_src_start);
   basesrc_class->stop = GST_DEBUG_FUNCPTR (gst_multi_tcp_http_src_stop);

@@ -1459,7 +1459,7 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
   gst_element_class_set_static_metadata (element_class,
       "Multi-connection TCP sink", "Sink/Network",
       "Stripes a live stream over several TCP connections per receiver",
-      "multitcp developers");
+      "the multitcp authors");
 
   basesink_class->start = GST_DEBUG_FUNCPTR (gst_multi_tcp_sink_start);
   basesink_class->stop = GST_DEBUG_FUNCPTR (gst_multi_tcp_sink_stop);

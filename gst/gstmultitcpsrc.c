@@ -1178,7 +1178,7 @@ gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
   gst_element_class_set_static_metadata (element_class,
       "Multi-connection TCP source", "Source/Network",
       "Receives a stream from multitcpsink over several TCP connections",
-      "multitcp developers");
+      "the multitcp authors");
 
   basesrc_class->start = GST_DEBUG_FUNCPTR (gst_multi_tcp_src_start);
   basesrc_class->stop = GST_DEBUG_FUNCPTR (gst_multi_tcp_src_stop);
