@@ -299,4 +299,22 @@ outcomes = bitrate_runs.frame_outcomes(rx, {"frames_sent": made}, 1.0, 100.0)
 check(len(outcomes) == 60, f"without its end, to its last frame's arrival "
       f"({len(outcomes)} frames)")
 
+# a stream at the least bitrate (bitrate_runs.least_rate_late_outside): on
+# a 6 Mbit/s link dark 2 s of 10 it is late only for what it made in the
+# second before the darkness ends, and that is excused (an outage longer
+# than the 1 s budget); a link that carries less than it for 3 s without
+# an outage makes it late there
+one_dark[0]["outages"] = [[4000, 6000]]
+_, _, late_at = bitrate_runs.fixed_rate_late(one_dark, 0.3, 1.0, 0, 10)
+check(abs(len(late_at) * 0.01 - 1.0) < 0.03 and min(late_at) >= 3.99
+      and max(late_at) < 5.0, f"late pieces made in [4, 5): "
+      f"{len(late_at) * 0.01:.2f} s from {min(late_at):.2f}")
+check(bitrate_runs.least_rate_late_outside(one_dark[0], 1.0, 0, 10) == 0,
+      "excused by the outage")
+thin = {"rate_series": [[0, 6.0], [4000, 0.15], [7000, 6.0]],
+        "period_ms": 20000, "outages": []}
+thin_late = bitrate_runs.least_rate_late_outside(thin, 1.0, 0, 10)
+check(0.5 < thin_late < 3.0, f"0.15 Mbit/s for 3 s under 0.3: "
+      f"{thin_late:.2f} s of stream late")
+
 f.exit()
