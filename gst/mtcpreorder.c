@@ -213,7 +213,9 @@ mtcp_reorder_push (MtcpReorder * reorder, guint64 seq, GstClockTime deadline,
   if (seq < reorder->next_seq) {
     GST_LOG ("seq %" G_GUINT64_FORMAT " late: slot already given up "
         "(next %" G_GUINT64_FORMAT ")", seq, reorder->next_seq);
-    mark_history (reorder, seq, TRUE);
+    /* an older one's bit stands for a newer seq now */
+    if (reorder->next_seq - seq <= HISTORY)
+      mark_history (reorder, seq, TRUE);
     reorder->stats.late++;
     return MTCP_REORDER_LATE;
   }

@@ -282,6 +282,32 @@ GST_START_TEST (test_gap_deadline)
 
 GST_END_TEST;
 
+/* A copy of a frame given up longer ago than the history reaches is late,
+ * and leaves no mark: its bit stands for a newer seq now, whose first
+ * arrival is still late, not a duplicate. */
+GST_START_TEST (test_late_beyond_history)
+{
+  MtcpReorder *reorder = mtcp_reorder_new (WINDOW, g_free);
+  MtcpReorderStats stats;
+
+  push (reorder, 0, 100, 0, MTCP_REORDER_ACCEPTED);
+  expect_pop (reorder, 0, 0, FALSE);
+  mtcp_reorder_skip_range (reorder, 1, 70009);
+  expect_none (reorder, 10, NONE);
+  push (reorder, 70009, 1000, 10, MTCP_REORDER_ACCEPTED);
+  expect_pop (reorder, 10, 70009, TRUE);
+  /* 4470 and 70006 share a bit of the history (70006 - 4470 = 65536) */
+  push (reorder, 4470, 1000, 20, MTCP_REORDER_LATE);
+  push (reorder, 70006, 1000, 20, MTCP_REORDER_LATE);
+  push (reorder, 70006, 1000, 30, MTCP_REORDER_DUPLICATE);
+  stats = get_stats (reorder);
+  fail_unless_equals_uint64 (stats.late, 2);
+  fail_unless_equals_uint64 (stats.duplicates, 1);
+  mtcp_reorder_free (reorder);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_sender_skip)
 {
   MtcpReorder *reorder = mtcp_reorder_new (WINDOW, g_free);
@@ -820,6 +846,7 @@ reorder_suite (void)
   tcase_add_test (tc, test_late_after_deadline);
   tcase_add_test (tc, test_gap_deadline);
   tcase_add_test (tc, test_sender_skip);
+  tcase_add_test (tc, test_late_beyond_history);
   tcase_add_test (tc, test_sender_skip_ranges);
   tcase_add_test (tc, test_deadline_skip_stops_at_range);
   tcase_add_test (tc, test_too_far);
