@@ -73,6 +73,7 @@ STEADY_FROM, STEADY_TAIL = 6.0, 3.0
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cellular  # noqa: E402
+import share  # noqa: E402
 
 # issue 23's cellular set (--grid cellular)
 CELLULAR_KBPS = (1000, 4000)
@@ -207,6 +208,13 @@ def inner(args):
     receiver_first = (system.startswith("rist") or system.endswith("_listen")
                       or system.endswith("_bond"))
     peer_tx = addr_b if receiver_first else addr_a
+    bulk = ()
+    if args.kind.startswith("share"):
+        # N bulk flows over the whole run, ahead of the stream
+        bulk = share.start_bulk(ns_a, ns_b, addr_b, args.kind,
+                                share.BULK_LEAD_S + args.seconds + 8,
+                                args.out)
+        time.sleep(share.BULK_LEAD_S)
     common = [system, None, "5600", str(args.kbps), None, str(args.budget)]
     tx_out, rx_out = args.out + ".tx.json", args.out + ".rx.json"
     tx_args = list(common)
@@ -242,8 +250,10 @@ def inner(args):
     try:
         rx.wait(timeout=args.seconds + 60)
         tx.wait(timeout=30)
+        for p in bulk:
+            p.wait(timeout=30)
     finally:
-        for p in (rx, tx):
+        for p in (rx, tx) + tuple(bulk):
             if p.poll() is None:
                 p.kill()
 
@@ -502,7 +512,8 @@ def run_cell(args, cell, system, cc):
     if kind == "ge":
         # bursty loss, mean 0.01/0.31 * 0.9 = 2.9%, bursts of ~3 packets
         extra = ",ge=0.01:0.3:0:0.9"
-    link = link_spec(rtt, loss, extra)
+    link = share.link_spec() if kind.startswith("share") else link_spec(
+        rtt, loss, extra)
     seed = cellular_seed(kind)
     trace_info = {}
     if seed is not None:
@@ -570,6 +581,13 @@ def run_cell(args, cell, system, cc):
             t0 = None
         res.update(bonding_figures(tx, netsim, kind, t0))
         res["out"] = os.path.relpath(out, TOP)
+    if kind.startswith("share"):
+        # the link's bytes are the bulk flows' too: the stream's own are
+        # the share figures'
+        res.update(wire_per_byte=None, wire_per_byte_steady=None,
+                   sent_per_byte=None, sent_per_byte_steady=None)
+        res.update(share.figures(out, marks, share.parse_kind(kind)[1]),
+                   seconds=args.seconds)
     res.update(system=system, cc=cc, rtt=rtt, loss=loss, kbps=kbps,
                budget=budget, kind=kind, valid=netsim.get("valid", True),
                loss_seed=args.loss_seed, **trace_info)
@@ -604,6 +622,8 @@ def bonding_figures(tx, netsim, kind, t0):
 
 
 def cells(grid, seeds=4):
+    if grid == "share":
+        return share.cells()
     if grid == "bonding":
         # (RTT of link 0, loss, kbps, budget, kind)
         return [(0, 0, 8000, 1000, "bond-up"), (0, 0, 8000, 1000, "bond-ge"),
@@ -1216,6 +1236,10 @@ def dry_run(args, grid):
                 extra += (f"\n  seed {sd}: mean {st['mean_mbit']:.2f} "
                           f"Mbit/s, {st['outages']} outages, "
                           f"{st['outage_s']:g} s dark")
+        elif kind.startswith("share"):
+            cc, n = share.parse_kind(kind)
+            link = share.link_spec()
+            extra = f"  + {n} bulk {cc} flows (iperf3) in the stream's direction"
         else:
             link = link_spec(rtt, loss, ",ge=0.01:0.3:0:0.9"
                              if kind == "ge" else "")
@@ -1261,7 +1285,7 @@ def main():
     ap.add_argument("--seconds", type=float,
                     help="per run (default 40; --grid cellular: 60)")
     ap.add_argument("--grid", choices=["issue", "full", "cellular",
-                                       "bonding"],
+                                       "bonding", "share"],
                     default="issue")
     ap.add_argument("--seeds", type=int, default=4,
                     help="--grid cellular: seeds 1..N")
@@ -1296,17 +1320,20 @@ def main():
     args = ap.parse_args()
     cell_grid = args.grid == "cellular"
     bond_grid = args.grid == "bonding"
+    share_grid = args.grid == "share"
     if args.seconds is None:
         args.seconds = (CELLULAR_SECONDS if cell_grid else BONDING_SECONDS
                         if bond_grid else 40)
     if args.systems is None:
         args.systems = (list(CELLULAR_SYSTEMS) if cell_grid else
-                        list(BONDING_SYSTEMS) if bond_grid else [
+                        list(BONDING_SYSTEMS) if bond_grid else
+                        list(share.SYSTEMS) if share_grid else [
                             "multitcp-pars", "multitcp-dynamic", "tcp", "srt",
                             "rist"])
     if args.results is None:
         args.results = os.path.join("results", "cellular" if cell_grid else
-                                    "bonding" if bond_grid else "compare")
+                                    "bonding" if bond_grid else "share"
+                                    if share_grid else "compare")
     if args.inner:
         inner(args)
         return 0
@@ -1340,6 +1367,8 @@ def main():
         write_cellular_docs(args, results)
     elif bond_grid:
         write_bonding_docs(args, results)
+    elif share_grid:
+        share.write_docs(results, " ".join(args.cc), args.seconds, TOP)
     elif args.grid == "full":
         write_grid_docs(args, results, len(cells("full")) * len(args.cc))
     else:

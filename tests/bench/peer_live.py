@@ -11,7 +11,8 @@ so every system moves the same bytes.
 SYSTEM: multitcp-N (N connections), multitcp-pars (count from ParS Eq. 19,
 up to max-connections' default; multitcp-parsM: up to M at both ends),
 multitcp-dynamic (VariedConnVariedWinSize from N = 5), multitcp-parsdyn (the
-same from ParS's count), multitcp-encoder (the defaults, and the sink sets
+same from ParS's count), multitcp-adjust (the defaults with the receiver's
+window-control=adjust: MultiTCP's cap on each window), multitcp-encoder (the defaults, and the sink sets
 x264enc's bitrate from its estimate: bitrate-control=encoder, BITRATE_KBPS
 the most), tcp, srt, rist (bonding round-robin over BENCH_PATHS when
 set), rist-broadcast (the same, every packet on every path). A multitcp
@@ -138,6 +139,8 @@ def receiver_desc(system, peer, port, budget_ms):
                      "connection-control=congestion "
                      "window-control=adjust min-connections=1 "
                      "max-connections=32")
+        elif n == "adjust":
+            opts += "window-control=adjust"
         elif n not in ("default", "encoder"):
             opts += f"connections={n}"
         # multitcp-default (and -encoder): what a new user gets, nothing set

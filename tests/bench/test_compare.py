@@ -205,4 +205,50 @@ res = compare.analyse(rx, {"frames_sent": sent}, netsim, 30, 1.0, 8000,
 check(res["sent_per_byte_steady"] is None and res["wire_per_byte_steady"],
       "old marks: no steady sent figure, the wire one stays")
 
+# the live share (share.py): the bulk flows' bytes over the marks' span,
+# 1 s intervals prorated at its ends, and the stream's wire bytes the
+# link's less theirs (whole segments plus retransmissions)
+import json  # noqa: E402
+import share  # noqa: E402
+import tempfile  # noqa: E402
+
+check(share.parse_kind("share-cubic8") == ("cubic", 8),
+      "share-cubic8: 8 cubic flows")
+intervals = [{"sum": {"start": float(i), "end": float(i + 1),
+                      "bytes": 1448 * 100, "retransmits": 2}}
+             for i in range(20)]
+got, retrans = share.bulk_in_span(intervals, 2.5, 12.5)
+check(abs(got - 1448 * 1000) < 1e-6 and abs(retrans - 20) < 1e-9,
+      f"10 s of 1 s intervals from 2.5 s: {got} bytes, {retrans} resent")
+with tempfile.TemporaryDirectory() as d:
+    out = os.path.join(d, "run")
+    # the sender wrote more than the receiver got (its socket's buffer):
+    # the receiver's bytes count
+    sender = [{"sum": dict(iv["sum"], bytes=iv["sum"]["bytes"] * 2)}
+              for iv in intervals]
+    json.dump({"intervals": sender,
+               "server_output_json": {"intervals": intervals}},
+              open(out + ".bulk.json", "w"))
+    json.dump({"t0": 1000.0}, open(out + ".bulk_t0.json", "w"))
+    # 10 s; the bulk flows' 1000 segments received are 1500 bytes each on
+    # the link, the rest (5 MB) the stream's
+    span = [{"t": 1002.5, "links": [{"ab": 0, "ba": 0}]},
+            {"t": 1012.5, "links": [{"ab": 1000 * 1500 + 5_000_000,
+                                     "ba": 0}]}]
+    fig = share.figures(out, span, 2)
+    check(abs(fig["bulk_mbps"] - 1448 * 1000 * 8 / 10 / 1e6) < 1e-9
+          and abs(fig["bulk_per_flow_mbps"] - fig["bulk_mbps"] / 2) < 1e-9
+          and abs(fig["stream_wire_mbps"] - 4.0) < 1e-9
+          and abs(fig["bulk_retransmits"] - 20) < 1e-9,
+          f"share figures {fig}")
+    check(share.figures(out, span[:1], 2) == {}, "one mark: no figures")
+    json.dump({"intervals": sender}, open(out + ".bulk.json", "w"))
+    check(share.figures(out, span, 2) == {},
+          "no receiver's record: no figures")
+    os.unlink(out + ".bulk.json")
+    check(share.figures(out, span, 2) == {}, "no iperf3 record: no figures")
+    check(share.spread([0.1, 0.3], "{:.2f}") == "0.10-0.30"
+          and share.spread([0.1], "{:.2f}") == "0.10",
+          "a cell's spread over its runs")
+
 f.exit()
