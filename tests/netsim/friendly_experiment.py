@@ -119,6 +119,8 @@ def peer(args):
 def run(args, control, flows):
     import nstest
     build = os.path.abspath(args.build)
+    # the netsim of this build unless the environment names one
+    os.environ.setdefault("NETSIM", f"{build}/tests/netsim/netsim")
     env = (f"GST_PLUGIN_PATH_1_0={build}/gst "
            f"GST_REGISTRY_1_0={build}/tests/registry-friendly.bin "
            "GST_PLUGIN_SYSTEM_PATH_1_0=/usr/lib/x86_64-linux-gnu/"
@@ -128,7 +130,7 @@ def run(args, control, flows):
     udp = f"{args.rate * 0.1:.2f}M"
     with tempfile.TemporaryDirectory() as out:
         script = (
-            # the bulk flows and the UDP flow, server side A to clients B
+            # the bulk flows and the UDP flow, from A (the videos' side) to B
             f"ip netns exec $NETSIM_NS_B iperf3 -s -1 -D -B $NETSIM_ADDR_B "
             f"--logfile /dev/null; sleep 0.3; "
             f"ip netns exec $NETSIM_NS_B /usr/bin/python3 {HERE}/udp_flood.py "
@@ -136,7 +138,7 @@ def run(args, control, flows):
             f"ip netns exec $NETSIM_NS_A /usr/bin/python3 {HERE}/udp_flood.py "
             f"send $NETSIM_ADDR_B 5700 {udp} {bulk_s} 1460 poisson "
             f"> {out}/udp_tx.json & "
-            f"ip netns exec $NETSIM_NS_A iperf3 -c $NETSIM_ADDR_B -R -P "
+            f"ip netns exec $NETSIM_NS_A iperf3 -c $NETSIM_ADDR_B -P "
             f"{flows} -t {bulk_s:.0f} --json > {out}/bulk.json & "
             f"ip netns exec $NETSIM_NS_A env {env} /usr/bin/python3 {me} "
             f"--role sender --control {control} --video-s {args.video_s} "
@@ -151,7 +153,9 @@ def run(args, control, flows):
         rx = json.load(open(f"{out}/rx.json"))["receiver"]
         bulk = json.load(open(f"{out}/bulk.json"))
         udp_rx = json.load(open(f"{out}/udp.json"))
-    # iperf3 -R: A sends to B; the bulk throughput is what B received
+    # the client in A sends to the server in B, the videos' direction (with
+    # -R, in the runs before stop 32, they went the other way and shared
+    # no queue with the videos); the bulk throughput is what B received
     bulk_bps = bulk["end"]["sum_received"]["bits_per_second"]
     ab = stats["links"][0]["ab"]
     loss = (ab["dropped_queue"] + ab["dropped_loss"]) / max(
