@@ -208,13 +208,6 @@ def inner(args):
     receiver_first = (system.startswith("rist") or system.endswith("_listen")
                       or system.endswith("_bond"))
     peer_tx = addr_b if receiver_first else addr_a
-    bulk = ()
-    if args.kind.startswith("share"):
-        # N bulk flows over the whole run, ahead of the stream
-        bulk = share.start_bulk(ns_a, ns_b, addr_b, args.kind,
-                                share.BULK_LEAD_S + args.seconds + 8,
-                                args.out)
-        time.sleep(share.BULK_LEAD_S)
     common = [system, None, "5600", str(args.kbps), None, str(args.budget)]
     tx_out, rx_out = args.out + ".tx.json", args.out + ".rx.json"
     tx_args = list(common)
@@ -227,35 +220,53 @@ def inner(args):
     rx_args[1], rx_args[4] = addr_a, str(args.seconds)
     log = open(args.out + ".log", "w")
     PEER_CMD = ["/usr/bin/python3", PEER]
+    procs = []                  # killed at the end if still running
+    try:
+        if args.kind.startswith("share"):
+            # N bulk flows over the whole run, ahead of the stream
+            procs += share.start_bulk(ns_a, ns_b, addr_b, args.kind,
+                                      share.BULK_LEAD_S + args.seconds + 8,
+                                      args.out)
+            time.sleep(share.BULK_LEAD_S)
+        run_peers(args, ns_a, ns_b, PEER_CMD, rx_args, tx_args, rx_out,
+                  tx_out, receiver_first, log, procs)
+        for p in procs:
+            p.wait(timeout=30)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+
+
+def run_peers(args, ns_a, ns_b, PEER_CMD, rx_args, tx_args, rx_out, tx_out,
+              receiver_first, log, procs):
+    """Starts both peers (each added to @procs as it starts), marks the
+    steady span, waits for them."""
     rx = None
     if receiver_first:
         rx = subprocess.Popen(["ip", "netns", "exec", ns_b] + PEER_CMD +
                               ["recv"] + rx_args + [rx_out],
                               stdout=log, stderr=subprocess.STDOUT)
+        procs.append(rx)
         time.sleep(0.5)
     tx = subprocess.Popen(["ip", "netns", "exec", ns_a] + PEER_CMD +
                           ["send"] + tx_args + [tx_out],
                           stdout=log, stderr=subprocess.STDOUT)
+    procs.append(tx)
     time.sleep(1.5)
     if rx is None:
         rx = subprocess.Popen(["ip", "netns", "exec", ns_b] + PEER_CMD +
                               ["recv"] + rx_args + [rx_out],
                               stdout=log, stderr=subprocess.STDOUT)
+        procs.append(rx)
     # netsim (our parent) notes the bytes each link forwarded at SIGUSR1
     rx_start = time.monotonic()
     for at in (STEADY_FROM, args.seconds - STEADY_TAIL):
         if at > 0 and rx.poll() is None:
             time.sleep(max(0.0, rx_start + at - time.monotonic()))
             os.kill(os.getppid(), signal.SIGUSR1)
-    try:
-        rx.wait(timeout=args.seconds + 60)
-        tx.wait(timeout=30)
-        for p in bulk:
-            p.wait(timeout=30)
-    finally:
-        for p in (rx, tx) + tuple(bulk):
-            if p.poll() is None:
-                p.kill()
+    rx.wait(timeout=args.seconds + 60)
+    tx.wait(timeout=30)
 
 
 def steady_wire_per_byte(marks, series, keys=("ab", "ba")):
@@ -476,6 +487,14 @@ def analyse(rx, tx, netsim, seconds, budget_s, kbps, marks=()):
     return res
 
 
+def share_figures(out, kind, marks):
+    """A share cell's: the link's bytes are the bulk flows' too, so the
+    stream's own come from share.figures, not the wire/byte figures."""
+    return dict(share.figures(out, marks, share.parse_kind(kind)[1]),
+                wire_per_byte=None, wire_per_byte_steady=None,
+                sent_per_byte=None, sent_per_byte_steady=None)
+
+
 def reanalyse(out, res, seconds, budget_s, kbps):
     """A stored run analysed again from what its ends and netsim wrote
     (after a change in analyse()); the .json is rewritten."""
@@ -488,9 +507,11 @@ def reanalyse(out, res, seconds, budget_s, kbps):
     new = analyse(rx, tx, netsim, seconds, budget_s, kbps,
                   res.get("marks", []))
     for k in ("marks", "system", "cc", "rtt", "loss", "kbps", "budget",
-              "kind", "valid", "queue", "trace", "trace_stats"):
+              "kind", "valid", "queue", "trace", "trace_stats", "seconds"):
         if k in res:
             new[k] = res[k]
+    if new.get("kind", "").startswith("share"):
+        new.update(share_figures(out, new["kind"], new.get("marks", [])))
     with open(out + ".json", "w") as f:
         json.dump(new, f)
     return new
@@ -582,12 +603,7 @@ def run_cell(args, cell, system, cc):
         res.update(bonding_figures(tx, netsim, kind, t0))
         res["out"] = os.path.relpath(out, TOP)
     if kind.startswith("share"):
-        # the link's bytes are the bulk flows' too: the stream's own are
-        # the share figures'
-        res.update(wire_per_byte=None, wire_per_byte_steady=None,
-                   sent_per_byte=None, sent_per_byte_steady=None)
-        res.update(share.figures(out, marks, share.parse_kind(kind)[1]),
-                   seconds=args.seconds)
+        res.update(share_figures(out, kind, marks), seconds=args.seconds)
     res.update(system=system, cc=cc, rtt=rtt, loss=loss, kbps=kbps,
                budget=budget, kind=kind, valid=netsim.get("valid", True),
                loss_seed=args.loss_seed, **trace_info)
@@ -1239,7 +1255,7 @@ def dry_run(args, grid):
         elif kind.startswith("share"):
             cc, n = share.parse_kind(kind)
             link = share.link_spec()
-            extra = f"  + {n} bulk {cc} flows (iperf3) in the stream's direction"
+            extra = f"  + {n} bulk {cc} flows (iperf3), the stream's way"
         else:
             link = link_spec(rtt, loss, ",ge=0.01:0.3:0:0.9"
                              if kind == "ge" else "")

@@ -68,8 +68,9 @@ def start_bulk(ns_a, ns_b, addr_b, kind, seconds, out):
     out.bulk_t0.json."""
     cc, n = parse_kind(kind)
     server = subprocess.Popen(
-        ["ip", "netns", "exec", ns_b, "iperf3", "-s", "-1", "-B", addr_b,
-         "-p", str(PORT)], stdout=subprocess.DEVNULL,
+        # -J: the client's --get-server-output is then JSON, not text
+        ["ip", "netns", "exec", ns_b, "iperf3", "-s", "-1", "-J", "-B",
+         addr_b, "-p", str(PORT)], stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL)
     time.sleep(0.5)
     with open(out + ".bulk_t0.json", "w") as f:
@@ -125,12 +126,20 @@ def figures(out, marks, n_flows):
 
 
 def load_runs(dirs):
-    """The share runs stored in @dirs (compare.py's per-run .json)."""
+    """The share runs stored in @dirs (compare.py's per-run .json), their
+    share figures measured again from the run's own records."""
     runs = []
     for d in dirs:
         for path in sorted(glob.glob(os.path.join(d, "*-share-*.json"))):
-            if os.path.basename(path).count(".") == 1:
-                runs.append(json.load(open(path)))
+            if os.path.basename(path).count(".") != 1:
+                continue
+            r = json.load(open(path))
+            for k in ("bulk_mbps", "bulk_per_flow_mbps", "bulk_retransmits",
+                      "link_mbps", "stream_wire_mbps"):
+                r.pop(k, None)
+            r.update(figures(path[:-len(".json")], r.get("marks", []),
+                             parse_kind(r["kind"])[1]))
+            runs.append(r)
     return runs
 
 
@@ -144,28 +153,27 @@ def spread(values, fmt):
 def write_docs(results, cc, seconds, top):
     """The table under HEADING in docs/network-friendly.md: per cell and
     system, the spread over its runs."""
-    rows = ["| bulk flows | system | runs | late or lost | stream delivered "
-            "Mbit/s | stream on the wire, at most, Mbit/s | bulk Mbit/s | "
-            "per bulk flow | fair share |", "|---|---|---:|---:|---:|---:|"
-            "---:|---:|---:|"]
+    rows = ["| stream's TCP | bulk flows | system | runs | late or lost | "
+            "stream delivered Mbit/s | stream on the wire, at most, Mbit/s | "
+            "bulk Mbit/s | per bulk flow | fair share |",
+            "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     order = [c[4] for c in cells()]
     groups = {}
     for r in results:
-        groups.setdefault((r["kind"], r["system"]), []).append(r)
-    keys = sorted(groups, key=lambda k: (order.index(k[0]) if k[0] in order
-                                         else len(order), SYSTEMS.index(k[1])
-                                         if k[1] in SYSTEMS else len(SYSTEMS),
-                                         k[1]))
-    for kind, system in keys:
-        runs = groups[(kind, system)]
+        groups.setdefault((r["cc"], r["kind"], r["system"]), []).append(r)
+    keys = sorted(groups, key=lambda k: (
+        k[0], order.index(k[1]) if k[1] in order else len(order),
+        SYSTEMS.index(k[2]) if k[2] in SYSTEMS else len(SYSTEMS), k[2]))
+    for stream_cc, kind, system in keys:
+        runs = groups[(stream_cc, kind, system)]
         bulk_cc, n = parse_kind(kind)
         good = [r for r in runs if "bulk_mbps" in r]
         if not good:
-            rows.append(f"| {n} {bulk_cc} | {system} | 0 | (no record) | | | "
-                        "| | |")
+            rows.append(f"| {stream_cc} | {n} {bulk_cc} | {system} | 0 | (no "
+                        "record) | | | | | |")
             continue
         rows.append(
-            f"| {n} {bulk_cc} | {system} | {len(good)} | "
+            f"| {stream_cc} | {n} {bulk_cc} | {system} | {len(good)} | "
             f"{spread([r['late_fraction'] for r in good], '{:.3f}')} | "
             f"{spread([r['delivered_mbps'] for r in good], '{:.2f}')} | "
             f"{spread([r['stream_wire_mbps'] for r in good], '{:.2f}')} | "
