@@ -1308,7 +1308,8 @@ def main():
     ap.add_argument("--cc", nargs="+", default=["cubic"])
     ap.add_argument("--systems", nargs="+",
                     help="default multitcp-pars multitcp-dynamic tcp srt "
-                    "rist; --grid cellular: " + " ".join(CELLULAR_SYSTEMS))
+                    "rist; --grid cellular: " + " ".join(CELLULAR_SYSTEMS) +
+                    "; --grid share: " + " ".join(share.SYSTEMS))
     ap.add_argument("--cells", type=int, nargs="*",
                     help="indices into the grid's cells (default all)")
     ap.add_argument("--build", default=os.path.join(TOP, "build"))

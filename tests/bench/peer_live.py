@@ -12,9 +12,9 @@ SYSTEM: multitcp-N (N connections), multitcp-pars (count from ParS Eq. 19,
 up to max-connections' default; multitcp-parsM: up to M at both ends),
 multitcp-dynamic (VariedConnVariedWinSize from N = 5), multitcp-parsdyn (the
 same from ParS's count), multitcp-adjust (the defaults with the receiver's
-window-control=adjust: MultiTCP's cap on each window), multitcp-encoder (the defaults, and the sink sets
-x264enc's bitrate from its estimate: bitrate-control=encoder, BITRATE_KBPS
-the most), tcp, srt, rist (bonding round-robin over BENCH_PATHS when
+window-control=adjust: MultiTCP's cap on each window), multitcp-encoder
+(the defaults, and the sink sets x264enc's bitrate from its estimate:
+bitrate-control=encoder, BITRATE_KBPS the most), tcp, srt, rist (bonding round-robin over BENCH_PATHS when
 set), rist-broadcast (the same, every packet on every path). A multitcp
 system with the suffix
 _copyP has the sink's copy-overhead at P% (multitcp-pars_copy0: no copies
