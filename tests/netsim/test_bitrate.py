@@ -5,8 +5,8 @@
 bitrate-control=encoder over a link of 8 Mbit/s (40 ms RTT) that drops to
 2 Mbit/s at 8 s, bbr at both ends: the encoder's bitrate goes below
 2 Mbit/s within 2 s of the drop, and the receiver's late count stops
-growing (nothing late or skipped in the last 8 s of the run). With cubic at the sink
-the late count went on growing (14-25 frames in the last 8 s, 6 runs of
+growing (nothing skipped or late in the last 8 s of the run). With cubic
+at the sink the late count went on growing (14-25 frames in the last 8 s, 6 runs of
 6): cubic keeps the link's 100-packet queue full (docs/bitrate.md)."""
 import csv
 import json
@@ -67,8 +67,8 @@ took = after[0]["t"] - drop if after else None
 f.check(took is not None and took <= 2.0,
         f"below 2000 kbit/s {took if took is None else round(took, 2)} s "
         f"after the drop ({after[0]['enc_bitrate'] if after else '-'} kbit/s)")
-# what the viewer misses: frames given up (skipped) and those that came
-# after their deadline (late; a late frame is given up once, stop 31)
+# what the viewer misses (frames given up: skipped) and belated copies of
+# them (late: each given-up frame counts there once, stop 31)
 late = [(float(r["time"]), float(r.get("buffers-late") or 0) +
          float(r.get("buffers-skipped") or 0)) for r in recv if r.get("time")]
 end_t = late[-1][0] if late else 0
