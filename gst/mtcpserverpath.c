@@ -48,13 +48,21 @@ session_estimate (MtcpServer * server, ServerSession * sess,
       queued_us = MIN (queued_us, (gint64) info->rtt_us - info->min_rtt_us);
     if (mtcp_connection_unsent_bytes (sc->conn) + info->notsent_bytes > 0) {
       /* it has more than it sends: whatever holds it back (its window,
-       * the receiver's), what it delivers is what it can */
-      sample.window_bps += info->delivery_rate * 8;
+       * the receiver's), what it delivers is what it can; over a span, as
+       * the kernel's sample is one flight's (on a short path a flight
+       * that a window opening let out is acknowledged in microseconds) */
+      guint64 rate = info->delivery_rate;
+      if (sc->drain.bytes_per_s > 0)
+        rate = MIN (rate, sc->drain.bytes_per_s);
+      sample.window_bps += rate * 8;
     } else if (info->rtt_us > 0) {
-      /* idle: a window an RTT, but no more than the kernel paces at (bbr
-       * keeps two BDPs of window for a path it paces at one) */
-      guint64 window = (guint64) info->snd_cwnd * info->snd_mss *
-          G_USEC_PER_SEC / info->rtt_us;
+      /* idle: a window an RTT (the smaller of ours and the receiver's, a
+       * slow reader's being small), but no more than the kernel paces at
+       * (bbr keeps two BDPs of window for a path it paces at one) */
+      guint64 window = (guint64) info->snd_cwnd * info->snd_mss;
+      if (info->snd_wnd > 0)
+        window = MIN (window, info->snd_wnd);
+      window = window * G_USEC_PER_SEC / info->rtt_us;
       if (info->pacing_rate > 0 && info->pacing_rate != G_MAXUINT64)
         window = MIN (window, info->pacing_rate);
       sample.window_bps += window * 8;

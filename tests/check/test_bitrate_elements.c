@@ -138,14 +138,41 @@ slow_reader_run (gpointer data)
   return NULL;
 }
 
+/* The estimate of the session that wrote least (the slow reader's), bit/s:
+ * the session's own measure of its path, apart from the encoder policy. */
+static guint64
+slowest_session_estimate (GstElement * sink)
+{
+  GstStructure *st = NULL;
+  const GValue *sessions;
+  guint64 least_written = G_MAXUINT64, estimate = 0;
+  guint i;
+
+  g_object_get (sink, "stats", &st, NULL);
+  sessions = gst_structure_get_value (st, "sessions");
+  for (i = 0; sessions && i < gst_value_array_get_size (sessions); i++) {
+    const GstStructure *ss =
+        gst_value_get_structure (gst_value_array_get_value (sessions, i));
+    guint64 written = structure_unsigned (ss, "bytes-written");
+    if (written < least_written) {
+      least_written = written;
+      estimate = structure_unsigned (ss, "estimated-bitrate");
+    }
+  }
+  gst_structure_free (st);
+  return estimate;
+}
+
 /* Streams 7 s of 2 Mbit/s through a stand-in encoder (in a bin) into
  * multitcpsink (in a bin) with @sink_props, to a receiver that reads about
  * 160-320 kbit/s and, with @fast_too, a multitcpsrc that takes it all;
  * returns the encoder's bitrate at the end (kbit/s), its stats in
- * @encoder_bitrate and @changes, keyframe requests in @keyframes. */
+ * @encoder_bitrate and @changes, keyframe requests in @keyframes, the
+ * slow session's largest estimate from 2 to 6 s in @slow_estimate. */
 static guint
 stream_to_slow_receiver (const gchar * sink_props, gboolean fast_too,
-    guint64 * encoder_bitrate, guint64 * changes, gint * keyframes)
+    guint64 * encoder_bitrate, guint64 * changes, gint * keyframes,
+    guint64 * slow_estimate)
 {
   GstElement *pipeline, *appsrc, *sink, *enc;
   GstCaps *caps = gst_caps_new_empty_simple ("video/x-test");
@@ -199,6 +226,9 @@ stream_to_slow_receiver (const gchar * sink_props, gboolean fast_too,
     pace_live (start, i, 33000);
     fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (appsrc),
             buf), GST_FLOW_OK);
+    if (i >= 60 && i < 180 && i % 5 == 0)
+      *slow_estimate = MAX (*slow_estimate,
+          slowest_session_estimate (sink));
     if (fast) {                 /* the fast receiver's application reads */
       GstSample *sample;
       while ((sample = gst_app_sink_try_pull_sample (GST_APP_SINK
@@ -228,22 +258,30 @@ stream_to_slow_receiver (const gchar * sink_props, gboolean fast_too,
   return kbps;
 }
 
+/* The slow reader takes at most 320 kbit/s: its session's estimate must
+ * not read it as limited by the stream (on loopback one flight's delivery
+ * rate or a window over a microsecond RTT is tens of Mbit/s). */
+#define SLOW_ESTIMATE_MAX 1000000
+
 /* The receiver takes about 160-320 kbit/s of a 2 Mbit/s stream: the
  * encoder's bitrate goes from 2000 kbit/s to below 1000 and not under
  * min-bitrate, stats say so, and a keyframe was asked for once the session
  * skipped. Encoder and sink each sit in a bin. */
 GST_START_TEST (test_encoder_follows_slow_receiver)
 {
-  guint64 encoder_bitrate = 0, changes = 0;
+  guint64 encoder_bitrate = 0, changes = 0, slow_estimate = 0;
   gint keyframes = 0;
   guint kbps = stream_to_slow_receiver ("", FALSE, &encoder_bitrate,
-      &changes, &keyframes);
+      &changes, &keyframes, &slow_estimate);
 
   fail_unless (kbps < 1000, "encoder still at %u kbit/s", kbps);
   fail_unless (kbps >= 100, "below min-bitrate: %u kbit/s", kbps);
   fail_unless_equals_uint64 (encoder_bitrate, (guint64) kbps * 1000);
   fail_unless (changes >= 1);
   fail_unless (keyframes >= 1);
+  fail_unless (slow_estimate < SLOW_ESTIMATE_MAX,
+      "the slow session estimated at %" G_GUINT64_FORMAT " bit/s",
+      slow_estimate);
 }
 
 GST_END_TEST;
@@ -253,18 +291,22 @@ GST_END_TEST;
  * ask for no keyframe; the default (weakest) goes down to the slow one. */
 GST_START_TEST (test_encoder_follows_strongest_receiver)
 {
-  guint64 encoder_bitrate = 0, changes = 0;
+  guint64 encoder_bitrate = 0, changes = 0, slow_estimate = 0;
   gint keyframes = 0;
   guint kbps;
 
   kbps = stream_to_slow_receiver ("bitrate-follows=strongest", TRUE,
-      &encoder_bitrate, &changes, &keyframes);
+      &encoder_bitrate, &changes, &keyframes, &slow_estimate);
   fail_unless (kbps >= 1500, "the strongest receiver's pace: %u kbit/s",
       kbps);
   fail_unless_equals_int (keyframes, 0);
   kbps = stream_to_slow_receiver ("", TRUE, &encoder_bitrate, &changes,
-      &keyframes);
+      &keyframes, &slow_estimate);
   fail_unless (kbps < 1000, "the weakest receiver's pace: %u kbit/s", kbps);
+  /* next to a fast receiver, the slow one's session is still its own */
+  fail_unless (slow_estimate < SLOW_ESTIMATE_MAX,
+      "the slow session estimated at %" G_GUINT64_FORMAT " bit/s",
+      slow_estimate);
 }
 
 GST_END_TEST;
