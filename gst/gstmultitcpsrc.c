@@ -135,6 +135,9 @@ gst_multi_tcp_connection_control_get_type (void)
           "AdjustWindowSize (VariedConnVariedWinSize)", "congestion"},
     {MTCP_CONNECTION_CONTROL_RTT, "MULTFRC: more while RTT stays near its "
           "minimum, fewer when a queue builds", "rtt"},
+    {MTCP_CONNECTION_CONTROL_SHARE, "The connections property (0: ParS's "
+          "model), and one more on trial while others' flows hold the "
+          "stream back, kept if what arrives rose", "share"},
     {0, NULL, NULL},
   };
   if (g_once_init_enter (&type))

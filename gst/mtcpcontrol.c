@@ -11,8 +11,11 @@
 #include "mtcpadjustconn.h"
 #include "mtcpmultfrc.h"
 #include "mtcppars.h"
+#include "mtcpsharetrial.h"
 
 #include <gst/gst.h>
+
+#include <string.h>
 
 GST_DEBUG_CATEGORY_STATIC (mtcp_control_debug);
 #define GST_CAT_DEFAULT mtcp_control_debug
@@ -34,6 +37,8 @@ struct _MtcpControl {
   gint64 rtt_sample_us;         /* last RTT sample given to MULTFRC */
   gboolean control_started;
   gboolean pars_done;
+  guint pars_count;             /* ParS's count, before the share trials */
+  MtcpShareTrial share_trial;
   guint32 least_rtt_us;         /* the lowest RTT any REPORT gave */
   guint wanted;
   gint64 interval_start_us;
@@ -41,7 +46,7 @@ struct _MtcpControl {
   guint64 interval_bytes_mark;
   guint64 interval_backlog;     /* most bytes the sink held back for us */
   gdouble target_Bps;
-  gchar count_reason[160];
+  gchar count_reason[200];
 
   gboolean windows_due;         /* an interval ended: windows follow */
   gdouble sample_Bps, rtt_s;    /* of that interval */
@@ -67,6 +72,7 @@ mtcp_control_new (const MtcpControlConfig * config, guint connections,
   ctl->fewest = MAX (MAX (config->min_connections, 1), fewest);
   ctl->window.measured = -1;
   ctl->mss = DEFAULT_MSS;
+  mtcp_share_trial_init (&ctl->share_trial, config->max_connections);
   return ctl;
 }
 
@@ -90,8 +96,11 @@ mtcp_control_set_connections (MtcpControl * ctl, guint connections)
 {
   ctl->connections = connections;
   if (connections == 0 ||
-      ctl->config.connections != MTCP_CONNECTION_CONTROL_FIXED)
+      (ctl->config.connections != MTCP_CONNECTION_CONTROL_FIXED &&
+          ctl->config.connections != MTCP_CONNECTION_CONTROL_SHARE))
     return FALSE;
+  /* share: the trials start over from the count the user set */
+  mtcp_share_trial_init (&ctl->share_trial, ctl->config.max_connections);
   ctl->wanted = connections;
   g_snprintf (ctl->count_reason, sizeof (ctl->count_reason),
       "connections set to %u", connections);
@@ -147,8 +156,9 @@ observed_loss (const MtcpControlSnapshot * snap, guint mss,
   return segments > 0 ? retrans / segments : 0;
 }
 
+/* The stream's rate at the sink, bytes/s (0: not measured yet). */
 static gdouble
-target_rate (const MtcpControl * ctl, const MtcpControlSnapshot * snap)
+stream_rate (const MtcpControlSnapshot * snap)
 {
   guint64 stream = 0;
   guint i;
@@ -156,8 +166,14 @@ target_rate (const MtcpControl * ctl, const MtcpControlSnapshot * snap)
   for (i = 0; i < snap->n_conns; i++)
     if (snap->conns[i].reported)
       stream = MAX (stream, snap->conns[i].stream_bitrate);
+  return stream / 8.0;
+}
+
+static gdouble
+target_rate (const MtcpControl * ctl, const MtcpControlSnapshot * snap)
+{
   return mtcp_adjust_window_desired (ctl->config.target_bitrate / 8.0,
-      stream / 8.0, ctl->config.headroom);
+      stream_rate (snap), ctl->config.headroom);
 }
 
 /* connections=0: ParS's model (Eq. 19) gives the starting count once the
@@ -200,6 +216,7 @@ pars_starting_count (MtcpControl * ctl, const MtcpControlSnapshot * snap,
      * the model's answer is the one for a path without loss */
     ctl->wanted = mtcp_pars_connections (ctl->target_Bps * 8, rtt, 0, mss,
         MTCP_PARS_PHI_RENO, ctl->fewest, ctl->config.max_connections);
+    ctl->pars_count = ctl->wanted;
     ctl->pars_done = TRUE;
     g_snprintf (ctl->count_reason, sizeof (ctl->count_reason),
         "ParS Eq. 19 without loss: the sink's congestion control does not "
@@ -217,6 +234,7 @@ pars_starting_count (MtcpControl * ctl, const MtcpControlSnapshot * snap,
     rtt = MIN (rtt, ctl->least_rtt_us / 1e6);
   ctl->wanted = mtcp_pars_connections (ctl->target_Bps * 8, rtt, loss, mss,
       MTCP_PARS_PHI_RENO, ctl->fewest, ctl->config.max_connections);
+  ctl->pars_count = ctl->wanted;
   ctl->pars_done = TRUE;
   g_snprintf (ctl->count_reason, sizeof (ctl->count_reason),
       "ParS Eq. 19: %.0f bit/s, RTT %.0f ms, loss %.4f -> %u connections",
@@ -339,6 +357,21 @@ mtcp_control_tick (MtcpControl * ctl, const MtcpControlSnapshot * snap)
         (gint) c->max_connections);
     g_strlcpy (ctl->count_reason, ctl->conn_control.reason,
         sizeof (ctl->count_reason));
+  }
+  if (c->connections == MTCP_CONNECTION_CONTROL_SHARE &&
+      starting_count_known (ctl)) {
+    /* the property's count or ParS's, and one more on trial while others'
+     * flows hold the stream back (mtcpsharetrial.h) */
+    guint n = mtcp_share_trial_update (&ctl->share_trial, now,
+        ctl->connections ? ctl->connections : ctl->pars_count, ready,
+        sample, elapsed, stream_rate (snap), ctl->network_limited);
+    if (n != ctl->wanted || (ctl->share_trial.reason[0] &&
+            strcmp (ctl->share_trial.reason, ctl->count_reason) != 0)) {
+      ctl->wanted = n;
+      g_strlcpy (ctl->count_reason, ctl->share_trial.reason,
+          sizeof (ctl->count_reason));
+      GST_INFO ("%s -> %u connections", ctl->count_reason, n);
+    }
   }
   /* fixed: the property, or ParS's count above; RTT: rtt_control_tick */
 

@@ -28,6 +28,9 @@ typedef enum {
   MTCP_CONNECTION_CONTROL_FIXED,        /* `connections` (0: ParS's model) */
   MTCP_CONNECTION_CONTROL_CONGESTION,   /* MultiTCP AdjustNumConnections */
   MTCP_CONNECTION_CONTROL_RTT,          /* MULTFRC's IIAD on RTT */
+  MTCP_CONNECTION_CONTROL_SHARE,        /* `connections` (0: ParS's), and one
+                                         * more on trial while others' flows
+                                         * hold the stream back */
 } MtcpConnectionControl;
 
 /* What to aim at and how (see mtcpadjustwindow.h, mtcpadjustconn.h,

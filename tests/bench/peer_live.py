@@ -141,6 +141,8 @@ def receiver_desc(system, peer, port, budget_ms):
                      "max-connections=32")
         elif n == "adjust":
             opts += "window-control=adjust"
+        elif n == "share":
+            opts += "connection-control=share"
         elif n not in ("default", "encoder"):
             opts += f"connections={n}"
         # multitcp-default (and -encoder): what a new user gets, nothing set

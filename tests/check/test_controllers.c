@@ -9,8 +9,10 @@
 #include "mtcpadjustconn.h"
 #include "mtcpmultfrc.h"
 #include "mtcppars.h"
+#include "mtcpsharetrial.h"
 
 #include <math.h>
+#include <string.h>
 
 static void
 expect_windows (MtcpAdjustWindow * aw, const guint * want, guint n)
@@ -295,6 +297,192 @@ GST_START_TEST (test_pars_loss_known)
 
 GST_END_TEST;
 
+/* ---- share trials: a link of @cap_Bps shared with @others flows that
+ * each get as much as one of ours (ParS's Eq. 1), a stream of @stream_Bps;
+ * a connection asked for is up at the next interval ---- */
+
+#define SIM_STEP_US (250 * G_TIME_SPAN_MILLISECOND)
+#define STREAM_BPS 5e5          /* 4 Mbit/s */
+
+typedef struct {
+  MtcpShareTrial trial;
+  gint64 now;
+  guint base, n;
+  guint trials;                 /* how many times one was put on trial */
+  guint most;
+} ShareSim;
+
+static void
+share_sim_init (ShareSim * sim, guint base, guint n_max)
+{
+  memset (sim, 0, sizeof (*sim));
+  mtcp_share_trial_init (&sim->trial, n_max);
+  sim->now = 1000 * G_USEC_PER_SEC;
+  sim->base = sim->n = base;
+}
+
+static void
+share_sim_run (ShareSim * sim, gdouble seconds, gdouble cap_Bps,
+    gdouble others)
+{
+  gint64 until = sim->now + (gint64) (seconds * G_USEC_PER_SEC);
+
+  while (sim->now < until) {
+    gdouble rate = others > 0 ? sim->n * cap_Bps / (sim->n + others) :
+        cap_Bps;
+    gboolean held;
+    MtcpShareTrialState before = sim->trial.state;
+
+    rate = MIN (rate, STREAM_BPS);
+    held = rate < STREAM_BPS;
+    sim->now += SIM_STEP_US;
+    sim->n = mtcp_share_trial_update (&sim->trial, sim->now, sim->base,
+        sim->n, rate, SIM_STEP_US / 1e6, STREAM_BPS, held);
+    if (before == MTCP_SHARE_TRIAL_WATCH &&
+        sim->trial.state == MTCP_SHARE_TRIAL_OPENING)
+      sim->trials++;
+    sim->most = MAX (sim->most, sim->n);
+  }
+}
+
+/* Eight bulk flows on a 17.2 Mbit/s link: one connection gets 1.9 of 4
+ * Mbit/s; two 3.4 and the fit says three serve the stream, taken at once
+ * after one trial. The flows leave: after long enough served the added
+ * connections are given back, one at a time. */
+GST_START_TEST (test_share_trial_joins_a_shared_link)
+{
+  ShareSim sim;
+
+  share_sim_init (&sim, 1, 16);
+  share_sim_run (&sim, 8, 2.15e6, 8);
+  fail_unless_equals_int (sim.n, 3);
+  fail_unless_equals_int (sim.trials, 1);
+  fail_unless (strstr (sim.trial.reason, "shared with") != NULL, "%s",
+      sim.trial.reason);
+  /* served with three: nothing more, none given back before 30 s */
+  share_sim_run (&sim, 25, 2.15e6, 8);
+  fail_unless_equals_int (sim.n, 3);
+  fail_unless_equals_int (sim.most, 3);
+  /* the flows are gone */
+  share_sim_run (&sim, 100, 2.15e6, 0);
+  fail_unless_equals_int (sim.n, 1);
+}
+
+GST_END_TEST;
+
+/* A path the stream alone fills (3 of 4 Mbit/s, no one else): a second
+ * connection brings nothing and goes; the trials come ever further apart
+ * (10, 20, 40, 80 s) and the count stays ParS's. */
+GST_START_TEST (test_share_trial_leaves_a_full_path)
+{
+  ShareSim sim;
+
+  share_sim_init (&sim, 1, 16);
+  share_sim_run (&sim, 6, 3.75e5, 0);
+  fail_unless_equals_int (sim.trials, 1);
+  fail_unless_equals_int (sim.n, 1);
+  fail_unless (strstr (sim.trial.reason, "not shared") != NULL, "%s",
+      sim.trial.reason);
+  share_sim_run (&sim, 154, 3.75e5, 0);
+  fail_unless_equals_int (sim.n, 1);
+  fail_unless (sim.trials >= 4 && sim.trials <= 5, "%u trials", sim.trials);
+  fail_unless_equals_int (sim.most, 2);
+}
+
+GST_END_TEST;
+
+/* Six connections next to eight flows carry 0.93 of the stream, seven
+ * carry it: a rise under 15%, but the one that serves it, so kept. */
+GST_START_TEST (test_share_trial_keeps_one_that_serves)
+{
+  ShareSim sim;
+
+  share_sim_init (&sim, 6, 16);
+  share_sim_run (&sim, 10, 1.085e6, 8);
+  fail_unless_equals_int (sim.n, 7);
+  fail_unless_equals_int (sim.trials, 1);
+  fail_unless (strstr (sim.trial.reason, "served") != NULL, "%s",
+      sim.trial.reason);
+}
+
+GST_END_TEST;
+
+/* A stream served from the start: no trial, whatever the count. */
+GST_START_TEST (test_share_trial_served_stream)
+{
+  ShareSim sim;
+
+  share_sim_init (&sim, 2, 16);
+  share_sim_run (&sim, 60, 2.5e6, 3);
+  fail_unless_equals_int (sim.trials, 0);
+  fail_unless_equals_int (sim.most, 2);
+}
+
+GST_END_TEST;
+
+/* A cellular uplink's capacity quadruples while a second connection is
+ * on trial: more than two connections' share over one's, so the path
+ * changed, not the count; the connection goes. */
+GST_START_TEST (test_share_trial_path_changed)
+{
+  ShareSim sim;
+
+  share_sim_init (&sim, 1, 16);
+  share_sim_run (&sim, 1, 1e5, 0);
+  fail_unless_equals_int (sim.trials, 1);
+  share_sim_run (&sim, 3, 4e5, 0);
+  fail_unless_equals_int (sim.n, 1);
+  fail_unless (strstr (sim.trial.reason, "path changed") != NULL, "%s",
+      sim.trial.reason);
+}
+
+GST_END_TEST;
+
+/* An outage: nothing arrives, the stream is held back; a path that
+ * carries nothing is not shared, so no trial. */
+GST_START_TEST (test_share_trial_not_in_an_outage)
+{
+  ShareSim sim;
+
+  share_sim_init (&sim, 1, 16);
+  share_sim_run (&sim, 20, 0, 0);
+  fail_unless_equals_int (sim.trials, 0);
+  fail_unless_equals_int (sim.most, 1);
+}
+
+GST_END_TEST;
+
+/* The connection on trial never comes up (its dial fails): the count goes
+ * back after 5 s; at max-connections there is no trial. */
+GST_START_TEST (test_share_trial_connection_not_up)
+{
+  MtcpShareTrial t;
+  gint64 now = G_USEC_PER_SEC;
+  guint n = 1, i;
+
+  mtcp_share_trial_init (&t, 16);
+  for (i = 0; i < 10; i++) {
+    now += SIM_STEP_US;
+    n = mtcp_share_trial_update (&t, now, 1, 1, 2e5, 0.25, STREAM_BPS, TRUE);
+  }
+  fail_unless_equals_int (n, 2);
+  for (i = 0; i < 24; i++) {
+    now += SIM_STEP_US;
+    n = mtcp_share_trial_update (&t, now, 1, 1, 2e5, 0.25, STREAM_BPS, TRUE);
+  }
+  fail_unless_equals_int (n, 1);
+  fail_unless (strstr (t.reason, "did not open") != NULL, "%s", t.reason);
+
+  mtcp_share_trial_init (&t, 2);
+  for (i = 0; i < 40; i++) {
+    now += SIM_STEP_US;
+    n = mtcp_share_trial_update (&t, now, 2, 2, 2e5, 0.25, STREAM_BPS, TRUE);
+    fail_unless_equals_int (n, 2);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 controllers_suite (void)
 {
@@ -310,6 +498,13 @@ controllers_suite (void)
   tcase_add_test (tc, test_pars_model);
   tcase_add_test (tc, test_pars_loss_known);
   tcase_add_test (tc, test_pars_shared_link_fit);
+  tcase_add_test (tc, test_share_trial_joins_a_shared_link);
+  tcase_add_test (tc, test_share_trial_leaves_a_full_path);
+  tcase_add_test (tc, test_share_trial_keeps_one_that_serves);
+  tcase_add_test (tc, test_share_trial_served_stream);
+  tcase_add_test (tc, test_share_trial_not_in_an_outage);
+  tcase_add_test (tc, test_share_trial_path_changed);
+  tcase_add_test (tc, test_share_trial_connection_not_up);
   return s;
 }
 
