@@ -840,7 +840,8 @@ gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
    */
   g_object_class_install_property (gobject_class, PROP_CONNECTIONS,
       g_param_spec_uint ("connections", "Connections",
-          "TCP connections in the session (with connection-control=fixed; "
+          "TCP connections in the session (with connection-control=fixed, "
+          "and where share starts from; "
           "can change while playing; 0 (default) = 5, then ParS's model, up "
           "to max-connections, once RTT and "
           "loss are known (for a sink on bbr, whose rate loss does not "

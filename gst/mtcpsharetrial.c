@@ -7,7 +7,6 @@
 #endif
 
 #include "mtcpsharetrial.h"
-#include "mtcppars.h"
 
 #include <string.h>
 
@@ -20,8 +19,6 @@
 #define RETIRE_REGRET_US (15 * G_USEC_PER_SEC)
 /* what arrives is the stream at this share of its rate */
 #define SERVED_SHARE 0.95
-/* a link's share asked for: the stream and a tenth to catch up with */
-#define SHARE_HEADROOM 1.1
 /* a rise over n + 1 flows' share over n's by this much: not the count's */
 #define PATH_CHANGED 1.1
 /* less than this share of the stream arrives: the path is dark */
@@ -53,14 +50,12 @@ wanted (const MtcpShareTrial * t, guint base)
   return MIN (base + t->extra, MAX (t->n_max, base));
 }
 
-/* The trial's measurement is over: keep the connection, take the count
- * the shared link's fit gives, or give it back. */
+/* The trial's measurement is over: keep the connection or give it back. */
 static void
 decide (MtcpShareTrial * t, gint64 now, guint base, gdouble stream_Bps)
 {
-  guint n_b = t->n_before + 1, n = n_b;
+  guint n_b = t->n_before + 1;
   gdouble x_a = t->rate_before, x_b = t->trial_bytes / t->trial_s;
-  gdouble capacity, others;
 
   /* a rise that brought the stream up to its rate counts, smaller too */
   gboolean gained = x_b > x_a * (1 + MTCP_SHARE_TRIAL_GAIN) ||
@@ -97,24 +92,16 @@ decide (MtcpShareTrial * t, gint64 now, guint base, gdouble stream_Bps)
     g_snprintf (t->reason, sizeof (t->reason), "%u connections carried "
         "%.0f kbit/s, %u %.0f: the stream is served", n_b, x_b * 8e-3,
         t->n_before, x_a * 8e-3);
-  } else if (mtcp_pars_fit_shared_link (t->n_before, x_a, n_b, x_b,
-          &capacity, &others) && others > 0 &&
-      capacity > stream_Bps * SHARE_HEADROOM) {
-    n = mtcp_pars_connections_for_share (others,
-        stream_Bps * SHARE_HEADROOM / capacity, n_b, MAX (t->n_max, n_b));
-    g_snprintf (t->reason, sizeof (t->reason), "%u connections carried "
-        "%.0f kbit/s, %u %.0f: a %.0f kbit/s link shared with %.1f flows; "
-        "%u get the stream its share", n_b, x_b * 8e-3, t->n_before,
-        x_a * 8e-3, capacity * 8e-3, others, n);
   } else {
-    /* still scaling with the count (or a link that even shared cannot
-     * carry the stream): keep it, and try one more when held again */
+    /* one at a time, each proving itself: a count fitted from two
+     * measurements (ParS's Eq. 3) jumped to 11 on a cellular uplink whose
+     * capacity moved between them */
     t->next_trial_us = now;
     g_snprintf (t->reason, sizeof (t->reason), "%u connections carried "
-        "%.0f kbit/s, %u %.0f: kept", n_b, x_b * 8e-3, t->n_before,
-        x_a * 8e-3);
+        "%.0f kbit/s, %u %.0f: kept, the stream still held back", n_b,
+        x_b * 8e-3, t->n_before, x_a * 8e-3);
   }
-  t->extra = n > base ? n - base : 0;
+  t->extra = n_b > base ? n_b - base : 0;
   watch_again (t);
 }
 

@@ -2,21 +2,20 @@
  * Copyright (C) 2026 the multitcp authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-/* A connection more while flows of others hold the stream back (issue 28).
- * ParS's count for a bbr sink is the one of a lossless path, and the
- * default count is fixed after it: next to eight bbr bulk flows that one
+/* A connection more while flows of others hold the stream back (issue 28,
+ * multitcpsrc connection-control=share). ParS's count for a bbr sink is
+ * the one of a lossless path: next to eight bbr bulk flows that one
  * connection gets a flow's share, below the stream. So, while the sink
  * holds stream back for a second and what arrives is short of the stream,
- * one connection is added on trial; kept only if what arrived rose, since
- * on a path the stream alone fills (a cellular uplink slower than the
- * stream) more connections only fill its queue, and by no more than
- * n + 1 connections' share over n's, or the path itself changed. From the rate with n and
- * with n + 1 connections, ParS's Eqs. 1-3 (mtcp_pars_fit_shared_link) tell
- * how many flows share the link and so the count that gets the stream its
- * share, taken at once. A trial that brought nothing waits twice as long
- * before the next. Once the stream has been served for long, the
- * connections added are given back one at a time (the competition may
- * have gone); a trial that soon after brings one back doubles that wait.
+ * one connection is added on trial, one at a time. It is kept only if
+ * what arrived rose, since on a path the stream alone fills (a cellular
+ * uplink slower than the stream) more connections only fill its queue;
+ * and by no more than n + 1 connections' share over n's (ParS's Eq. 1),
+ * or the path itself changed meanwhile. A trial that brought nothing waits
+ * twice as long before the next. Once the stream has been served for
+ * long, the connections added are given back one at a time (the
+ * competition may have gone); a trial that soon after brings one back
+ * doubles that wait.
  *
  * Fed once per sampling interval of the receiver's control (mtcpcontrol.c);
  * plain data, no clock of its own (times are monotonic us), no locking. */
