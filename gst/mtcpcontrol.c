@@ -95,12 +95,20 @@ gboolean
 mtcp_control_set_connections (MtcpControl * ctl, guint connections)
 {
   ctl->connections = connections;
+  /* share: the trials start over from the new count */
+  if (ctl->config.connections == MTCP_CONNECTION_CONTROL_SHARE)
+    mtcp_share_trial_init (&ctl->share_trial, ctl->config.max_connections);
+  if (connections == 0 && ctl->config.connections ==
+      MTCP_CONNECTION_CONTROL_SHARE && ctl->pars_done) {
+    ctl->wanted = ctl->pars_count;
+    g_snprintf (ctl->count_reason, sizeof (ctl->count_reason),
+        "connections set to 0: ParS's count, %u", ctl->wanted);
+    return TRUE;
+  }
   if (connections == 0 ||
       (ctl->config.connections != MTCP_CONNECTION_CONTROL_FIXED &&
           ctl->config.connections != MTCP_CONNECTION_CONTROL_SHARE))
     return FALSE;
-  /* share: the trials start over from the count the user set */
-  mtcp_share_trial_init (&ctl->share_trial, ctl->config.max_connections);
   ctl->wanted = connections;
   g_snprintf (ctl->count_reason, sizeof (ctl->count_reason),
       "connections set to %u", connections);

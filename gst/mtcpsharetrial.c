@@ -148,6 +148,7 @@ mtcp_share_trial_update (MtcpShareTrial * t, gint64 now, guint base,
           t->held_bytes < DARK_SHARE * stream_Bps * t->held_s)
         break;
       t->n_before = wanted (t, base);
+      t->ready_before = ready;
       t->rate_before = t->held_bytes / t->held_s;
       t->extra = t->n_before + 1 - base;
       t->state = MTCP_SHARE_TRIAL_OPENING;
@@ -158,7 +159,9 @@ mtcp_share_trial_update (MtcpShareTrial * t, gint64 now, guint base,
           t->held_s);
       break;
     case MTCP_SHARE_TRIAL_OPENING:
-      if (ready > t->n_before) {
+      /* more up than before (a path's or a probe's connection may have
+       * been up beyond the count already) */
+      if (ready > t->ready_before) {
         t->state = MTCP_SHARE_TRIAL_MEASURING;
         t->phase_us = now;
         t->trial_bytes = t->trial_s = 0;
@@ -166,13 +169,17 @@ mtcp_share_trial_update (MtcpShareTrial * t, gint64 now, guint base,
       } else if (now - t->phase_us > OPEN_TIMEOUT_US) {
         t->extra = t->n_before > base ? t->n_before - base : 0;
         t->next_trial_us = now + t->backoff_us;
+        t->backoff_us = MIN (2 * t->backoff_us, BACKOFF_MAX_US);
         g_snprintf (t->reason, sizeof (t->reason), "connection %u did not "
             "open: no trial", t->n_before + 1);
         watch_again (t);
       }
       break;
     case MTCP_SHARE_TRIAL_MEASURING:
-      if (now - t->phase_us <= MTCP_SHARE_TRIAL_SETTLE_US)
+      /* intervals that began after the settling only (6 RTT may be
+       * longer than it) */
+      if (now - (gint64) (interval_s * G_USEC_PER_SEC) - t->phase_us <
+          MTCP_SHARE_TRIAL_SETTLE_US)
         break;
       t->trial_bytes += rate_Bps * interval_s;
       t->trial_s += interval_s;

@@ -56,6 +56,7 @@ typedef struct {
   gint64 retired_us;            /* when one was last given back */
   /* the trial */
   guint n_before;
+  guint ready_before;           /* connections up when it was asked for */
   gdouble rate_before;          /* bytes/s */
   gint64 phase_us;              /* asked for, or up */
   gdouble trial_bytes, trial_s;

@@ -477,6 +477,16 @@ GST_START_TEST (test_share_trial_connection_not_up)
   fail_unless_equals_int (n, 1);
   fail_unless (strstr (t.reason, "did not open") != NULL, "%s", t.reason);
 
+  /* two up where one is wanted (a path's own): the trial waits for a
+   * third, not for the two there were */
+  mtcp_share_trial_init (&t, 16);
+  for (i = 0; i < 10; i++) {
+    now += SIM_STEP_US;
+    n = mtcp_share_trial_update (&t, now, 1, 2, 2e5, 0.25, STREAM_BPS, TRUE);
+  }
+  fail_unless_equals_int (n, 2);
+  fail_unless_equals_int (t.state, MTCP_SHARE_TRIAL_OPENING);
+
   mtcp_share_trial_init (&t, 2);
   for (i = 0; i < 40; i++) {
     now += SIM_STEP_US;
