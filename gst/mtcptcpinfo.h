@@ -34,7 +34,7 @@ typedef struct {
   guint64 delivery_rate;        /* bytes/s */
   guint64 pacing_rate;          /* bytes/s */
   guint32 snd_wnd;              /* the receiver's advertised window, bytes;
-                                 * 0 = not known (kernel before 5.19) */
+                                 * 0 = not known (kernel before 5.4) */
   guint8 state;
 } MtcpTcpInfo;
 
