@@ -524,6 +524,7 @@ build_stats (MtcpClient * client)
       "n-connections", G_TYPE_UINT, ready,
       "connections-lost", G_TYPE_UINT64, client->connections_lost,
       "reconnects", G_TYPE_UINT64, client->reconnects,
+      "dials-dropped", G_TYPE_UINT64, client->dials_dropped,
       "outage-probes", G_TYPE_UINT64, client->outage_probes,
       "sessions", G_TYPE_UINT64, client->sessions_started,
       "senders-left", G_TYPE_UINT64, client->senders_left,

@@ -130,6 +130,42 @@ client_tell_want (MtcpClient * client, gint64 now)
     mtcp_connection_want_write (carrier->conn, TRUE);
 }
 
+/* client->lock held. The newest connection this receiver dialed that is
+ * not ready yet (on @path; -1: any), NULL: none. Not a probe (its own
+ * rule replaces it) nor the one opening a fresh session. */
+static ClientConn *
+newest_pending_dial (MtcpClient * client, gint path)
+{
+  ClientConn *newest = NULL;
+  GList *l;
+
+  /* listening: the sink dials, and its calls are the sink's to make */
+  if (client->connector)
+    return NULL;
+  for (l = client->conns; l; l = l->next) {
+    ClientConn *cc = l->data;
+
+    if ((cc->state != CONN_CONNECTING && cc->state != CONN_HANDSHAKE) ||
+        cc->probe || cc->fresh || (path >= 0 && cc->path != (guint) path))
+      continue;
+    if (newest == NULL || mtcp_connection_get_created_us (cc->conn) >
+        mtcp_connection_get_created_us (newest->conn))
+      newest = cc;
+  }
+  return newest;
+}
+
+/* client->lock held. Closes a dial the count no longer wants: asked for,
+ * so neither a lost connection nor a failed try. */
+static void
+drop_pending_dial (MtcpClient * client, ClientConn * cc)
+{
+  client->dials_dropped++;
+  cc->state = CONN_RETIRING;
+  client_close_conn (client, cc, "no longer wanted: the count fell before "
+      "it was ready");
+}
+
 /* client->lock held. How many active (not retiring) connections each
  * path has, into @count; returns the number of paths (0: none). */
 static guint
@@ -236,6 +272,15 @@ apply_connection_count (MtcpClient * client)
         over = p;
         most = surplus;
       }
+    }
+    /* a dial still on its way first: a ready one carries frames and has
+     * its window open (a trial the count gives back, a count that fell) */
+    victim = n_paths > 0 && over < 0 ? NULL :
+        newest_pending_dial (client, n_paths > 0 ? over : -1);
+    if (victim) {
+      drop_pending_dial (client, victim);
+      active--;
+      continue;
     }
     /* the newest ready one: the first connection stays; but one silent
      * while others are heard first (after an outage, stuck in TCP's

@@ -142,6 +142,7 @@ struct _MtcpClient {
   guint64 duplicates;
   guint64 protocol_errors;
   guint64 connections_lost;
+  guint64 dials_dropped;        /* dials closed before ready: count fell */
   gint64 last_data_us;
   guint64 rate_bytes_mark;
   gint64 rate_since_us;

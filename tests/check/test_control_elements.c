@@ -398,6 +398,235 @@ GST_START_TEST (test_feedback_rotates_over_connections)
 
 GST_END_TEST;
 
+/* A TCP relay in front of a sink: forwards the first @forward calls and
+ * holds the later ones unanswered (a dial still on its way, as over a
+ * slow path), and tells which of those the dialer closed. */
+typedef struct
+{
+  GSocket *listen;
+  gint sink_port;
+  guint forward;
+  GMutex lock;
+  GPtrArray *held;              /* GSocket* accepted, never forwarded */
+  GPtrArray *threads;           /* GThread* acceptor and pipes */
+  guint accepted;
+  gint stop;                    /* atomic */
+} Relay;
+
+typedef struct
+{
+  GSocket *from, *to;
+  Relay *relay;
+} RelayPipe;
+
+/* Copies one direction until EOF or the relay stops, then half-closes. */
+static gpointer
+relay_pipe_run (gpointer data)
+{
+  RelayPipe *p = data;
+  gchar buf[16384];
+
+  while (!g_atomic_int_get (&p->relay->stop)) {
+    GError *err = NULL;
+    gssize n = g_socket_receive (p->from, buf, sizeof buf, NULL, &err);
+    gssize off = 0;
+
+    if (n < 0 && g_error_matches (err, G_IO_ERROR, G_IO_ERROR_TIMED_OUT)) {
+      g_clear_error (&err);
+      continue;
+    }
+    g_clear_error (&err);
+    if (n <= 0)
+      break;
+    while (off < n) {
+      gssize w = g_socket_send (p->to, buf + off, n - off, NULL, NULL);
+      if (w <= 0)
+        goto done;
+      off += w;
+    }
+  }
+done:
+  g_socket_shutdown (p->to, FALSE, TRUE, NULL);
+  g_object_unref (p->from);
+  g_object_unref (p->to);
+  g_free (p);
+  return NULL;
+}
+
+static void
+relay_start_pipe (Relay * relay, GSocket * from, GSocket * to)
+{
+  RelayPipe *p = g_new0 (RelayPipe, 1);
+
+  p->from = g_object_ref (from);
+  p->to = g_object_ref (to);
+  p->relay = relay;
+  g_mutex_lock (&relay->lock);
+  g_ptr_array_add (relay->threads, g_thread_new ("relay-pipe",
+          relay_pipe_run, p));
+  g_mutex_unlock (&relay->lock);
+}
+
+static gpointer
+relay_accept_run (gpointer data)
+{
+  Relay *relay = data;
+
+  while (!g_atomic_int_get (&relay->stop)) {
+    GError *err = NULL;
+    GSocket *in = g_socket_accept (relay->listen, NULL, &err);
+    GSocket *up;
+    GInetAddress *lo;
+    GSocketAddress *addr;
+
+    if (in == NULL) {
+      g_clear_error (&err);
+      continue;                 /* timed out: look at stop again */
+    }
+    g_socket_set_timeout (in, 1);
+    if (relay->accepted++ >= relay->forward) {
+      g_mutex_lock (&relay->lock);
+      g_ptr_array_add (relay->held, in);
+      g_mutex_unlock (&relay->lock);
+      continue;
+    }
+    up = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
+        G_SOCKET_PROTOCOL_TCP, NULL);
+    lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+    addr = g_inet_socket_address_new (lo, relay->sink_port);
+    fail_unless (g_socket_connect (up, addr, NULL, NULL));
+    g_socket_set_timeout (up, 1);
+    g_object_unref (addr);
+    g_object_unref (lo);
+    relay_start_pipe (relay, in, up);
+    relay_start_pipe (relay, up, in);
+    g_object_unref (in);
+    g_object_unref (up);
+  }
+  return NULL;
+}
+
+static Relay *
+relay_new (gint sink_port, guint forward)
+{
+  Relay *relay = g_new0 (Relay, 1);
+  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  GSocketAddress *addr = g_inet_socket_address_new (lo, 0);
+
+  relay->sink_port = sink_port;
+  relay->forward = forward;
+  g_mutex_init (&relay->lock);
+  relay->held = g_ptr_array_new_with_free_func (g_object_unref);
+  relay->threads = g_ptr_array_new ();
+  relay->listen = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
+      G_SOCKET_PROTOCOL_TCP, NULL);
+  fail_unless (g_socket_bind (relay->listen, addr, TRUE, NULL));
+  fail_unless (g_socket_listen (relay->listen, NULL));
+  g_socket_set_timeout (relay->listen, 1);
+  g_object_unref (addr);
+  g_object_unref (lo);
+  g_ptr_array_add (relay->threads, g_thread_new ("relay-accept",
+          relay_accept_run, relay));
+  return relay;
+}
+
+static gint
+relay_port (Relay * relay)
+{
+  GSocketAddress *addr = g_socket_get_local_address (relay->listen, NULL);
+  gint port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (addr));
+
+  g_object_unref (addr);
+  return port;
+}
+
+static guint
+relay_held (Relay * relay)
+{
+  guint n;
+
+  g_mutex_lock (&relay->lock);
+  n = relay->held->len;
+  g_mutex_unlock (&relay->lock);
+  return n;
+}
+
+/* How many held calls the dialer closed (EOF), reading what they sent. */
+static guint
+relay_held_closed (Relay * relay)
+{
+  guint i, closed = 0;
+
+  g_mutex_lock (&relay->lock);
+  for (i = 0; i < relay->held->len; i++) {
+    GSocket *sock = g_ptr_array_index (relay->held, i);
+    gchar buf[4096];
+    gssize n;
+
+    while (g_socket_condition_check (sock, G_IO_IN | G_IO_HUP) &&
+        (n = g_socket_receive (sock, buf, sizeof buf, NULL, NULL)) > 0);
+    if (g_socket_condition_check (sock, G_IO_IN | G_IO_HUP) &&
+        g_socket_receive (sock, buf, sizeof buf, NULL, NULL) == 0)
+      closed++;
+  }
+  g_mutex_unlock (&relay->lock);
+  return closed;
+}
+
+static void
+relay_free (Relay * relay)
+{
+  guint i;
+
+  g_atomic_int_set (&relay->stop, 1);
+  /* the acceptor first: it adds pipes while it runs */
+  g_thread_join (g_ptr_array_index (relay->threads, 0));
+  for (i = 1; i < relay->threads->len; i++)
+    g_thread_join (g_ptr_array_index (relay->threads, i));
+  g_ptr_array_free (relay->threads, TRUE);
+  g_ptr_array_free (relay->held, TRUE);
+  g_socket_close (relay->listen, NULL);
+  g_object_unref (relay->listen);
+  g_mutex_clear (&relay->lock);
+  g_free (relay);
+}
+
+/* The count falls while a dial is still on its way (a trial given back
+ * before its connection came up): that dial goes, not a connection that
+ * carries the stream. */
+GST_START_TEST (test_count_falling_drops_the_pending_dial)
+{
+  Sender *s = sender_new (NULL);
+  Relay *relay = relay_new (sender_port (s), 2);
+  Receiver *r = receiver_new (relay_port (relay), 2, 2000);
+  gint64 until;
+
+  wait_for_connections (s->sink, 2);
+  g_object_set (r->src, "connections", 3, NULL);
+  until = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (relay_held (relay) < 1 && g_get_monotonic_time () < until)
+    g_usleep (10000);
+  fail_unless_equals_int (relay_held (relay), 1);
+
+  g_object_set (r->src, "connections", 2, NULL);
+  until = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (relay_held_closed (relay) < 1 && g_get_monotonic_time () < until)
+    g_usleep (20000);
+  fail_unless_equals_int (relay_held_closed (relay), 1);
+  /* neither working connection was retired for it */
+  g_usleep (500 * 1000);
+  fail_unless_equals_int (stats_uint (r->src, "n-connections"), 2);
+  fail_unless_equals_int (sink_connections (s->sink), 2);
+  fail_unless_equals_uint64 (stats_uint64 (r->src, "dials-dropped"), 1);
+  fail_unless_equals_uint64 (stats_uint64 (r->src, "connections-lost"), 0);
+  stream_and_check (s, &r, 1, 50, TRUE);
+  receiver_free (r);
+  sender_free (s);
+  relay_free (relay);
+}
+
+GST_END_TEST;
+
 static Suite *
 control_elements_suite (void)
 {
@@ -414,6 +643,7 @@ control_elements_suite (void)
   tcase_add_test (tc, test_congestion_control_default_and_refused);
   tcase_add_test (tc, test_preferred_congestion_control_falls_back_quietly);
   tcase_add_test (tc, test_feedback_rotates_over_connections);
+  tcase_add_test (tc, test_count_falling_drops_the_pending_dial);
   return s;
 }
 
