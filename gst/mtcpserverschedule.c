@@ -79,6 +79,31 @@ conn_transit_us (ServerConn * sc)
       (&sc->drain), cap);
 }
 
+/* server->lock held. Another connection of @sess, dialed from another
+ * uplink than @sc and heard, would deliver the session's next frame (late
+ * by @late_us already) in time with the gate's margin. */
+static gboolean
+another_uplink_in_time (MtcpServer * server, ServerSession * sess,
+    ServerConn * sc, gint64 late_us)
+{
+  guint i;
+
+  if (server->n_paths < 2)
+    return TRUE;                /* no uplinks: the margin stands */
+  for (i = 0; i < sess->conns->len; i++) {
+    ServerConn *other = g_ptr_array_index (sess->conns, i);
+
+    if (other == sc || other->path == sc->path || other->silent ||
+        other->info.min_rtt_us == 0)
+      continue;
+    if (!mtcp_transit_arrives_late (late_us, conn_transit_us (other),
+            sess->latency_us, mtcp_transit_queue_held (&other->info,
+                &other->drain)))
+      return TRUE;
+  }
+  return FALSE;
+}
+
 /* server->lock held. A live session's next frame would reach its
  * receiver past the deadline on @sc: better another connection, or a
  * skip, than a late frame on the wire in a timely one's place. */
@@ -86,21 +111,28 @@ static gboolean
 conn_would_deliver_late (MtcpServer * server, ServerConn * sc)
 {
   ServerSession *sess = sc->session;
-  GstClockTime late;
-  gint64 transit;
+  gint64 late_us, transit;
+  gboolean held;
 
   if (!server->live || sess == NULL || sess->latency_us == 0)
     return FALSE;
-  late = mtcp_send_queue_session_late_by (server->queue, sess->qs);
+  late_us = (gint64) MIN (mtcp_send_queue_session_late_by (server->queue,
+          sess->qs) / GST_USECOND, (guint64) G_MAXINT32);
   transit = conn_transit_us (sc);
-  if (!mtcp_transit_arrives_late ((gint64) MIN (late / GST_USECOND,
-              (guint64) G_MAXINT32), transit, sess->latency_us,
-          mtcp_transit_queue_held (&sc->info, &sc->drain)))
+  held = mtcp_transit_queue_held (&sc->info, &sc->drain);
+  if (!mtcp_transit_arrives_late (late_us, transit, sess->latency_us, held))
     return FALSE;
+  /* the margin sends the frame to another uplink; with none that has it,
+   * a frame this one still delivers in time beats a frame skipped */
+  if (held && !mtcp_transit_arrives_late (late_us, transit, sess->latency_us,
+          FALSE) && !another_uplink_in_time (server, sess, sc, late_us)) {
+    sess->gate_margin_waived++;
+    return FALSE;
+  }
   GST_LOG ("session %s: connection %u would deliver late (%" G_GINT64_FORMAT
       " ms behind, %" G_GINT64_FORMAT " ms transit; cwnd %u, RTT %u/%u us, "
-      "%u unacked)", sess->id_str, sc->id,
-      (gint64) (late / GST_MSECOND), transit / 1000, sc->info.snd_cwnd,
+      "%u unacked)", sess->id_str, sc->id, late_us / 1000, transit / 1000,
+      sc->info.snd_cwnd,
       sc->info.rtt_us, sc->info.min_rtt_us, sc->info.unacked);
   return TRUE;
 }

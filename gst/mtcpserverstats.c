@@ -225,6 +225,7 @@ mtcp_server_get_stats (MtcpServer * server)
         "path-limited", G_TYPE_BOOLEAN,
         mtcp_rate_estimate_path_limited (sess->estimate),
         "late-passed-over", G_TYPE_UINT64, sess->gated,
+        "gate-margin-waived", G_TYPE_UINT64, sess->gate_margin_waived,
         "passed-to-sooner", G_TYPE_UINT64, sess->passed_to_sooner,
         "silent-held", G_TYPE_UINT64, sess->held_silent,
         "repair", G_TYPE_STRING,
