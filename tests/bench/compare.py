@@ -512,6 +512,9 @@ def reanalyse(out, res, seconds, budget_s, kbps):
             new[k] = res[k]
     if new.get("kind", "").startswith("share"):
         new.update(share_figures(out, new["kind"], new.get("marks", [])))
+    if new.get("kind", "").startswith("bond"):
+        new.update(bonding_run_figures(out, rx, tx, netsim, new["kind"],
+                                       budget_s))
     with open(out + ".json", "w") as f:
         json.dump(new, f)
     return new
@@ -596,12 +599,8 @@ def run_cell(args, cell, system, cc):
     res = analyse(rx, tx, netsim, args.seconds, budget / 1000, kbps, marks)
     res["marks"] = marks
     if kind.startswith("bond"):
-        try:
-            t0 = json.load(open(out + ".t0.json"))["t0"]
-        except (OSError, ValueError, KeyError):
-            t0 = None
-        res.update(bonding_figures(tx, netsim, kind, t0))
-        res["out"] = os.path.relpath(out, TOP)
+        res.update(bonding_run_figures(out, rx, tx, netsim, kind,
+                                       budget / 1000))
     if kind.startswith("share"):
         res.update(share_figures(out, kind, marks), seconds=args.seconds)
     res.update(system=system, cc=cc, rtt=rtt, loss=loss, kbps=kbps,
@@ -612,8 +611,50 @@ def run_cell(args, cell, system, cc):
     return res
 
 
+# the bonding cells' traces start with both links dipping (seeds 21 and 22,
+# in the receiver's first seconds): what comes late or never from this far
+# into netsim's run on is apart from the join
+BONDING_SETTLED_S = 8.0
+
+
+def late_from(rx, t0, from_s, budget_s):
+    """The fraction of the frames made from @from_s on (netsim's clock,
+    which the traces follow) that came late (after the first frame's
+    arrival, their PTS distance from it and the budget) or never; a frame
+    counts as made when it would have arrived with no delay past the
+    first's. None without two frames or netsim's start."""
+    frames = sorted({f[1]: f for f in rx.get("frames", []) if f[1] >= 0}
+                    .values(), key=lambda f: f[1])
+    if len(frames) < 2 or t0 is None:
+        return None
+    a0, p0 = frames[0][0], frames[0][1]
+    step = 1e9 / FPS
+    arrived = {round((p - p0) / step): t for t, p, _ in frames}
+    made = bad = 0
+    for k in range(max(arrived) + 1):
+        if a0 - t0 + k / FPS < from_s:
+            continue
+        made += 1
+        t = arrived.get(k)
+        bad += t is None or t > a0 + k / FPS + budget_s
+    return bad / made if made else None
+
+
 # path 0's RTT; 7 Mbit/s is more than either path carries alone
 MULTIPATH_CELL = (20, 0, 7000, 1000, "multipath")
+
+
+def bonding_run_figures(out, rx, tx, netsim, kind, budget_s):
+    """A bond-* run's own figures: the links' shares, bond-cut's return,
+    what was late once the links settled."""
+    try:
+        t0 = json.load(open(out + ".t0.json"))["t0"]
+    except (OSError, ValueError, KeyError):
+        t0 = None
+    res = bonding_figures(tx, netsim, kind, t0)
+    res["late_settled"] = late_from(rx, t0, BONDING_SETTLED_S, budget_s)
+    res["out"] = os.path.relpath(out, TOP)
+    return res
 
 
 def bonding_figures(tx, netsim, kind, t0):
@@ -642,8 +683,11 @@ def cells(grid, seeds=4):
         return share.cells()
     if grid == "bonding":
         # (RTT of link 0, loss, kbps, budget, kind)
+        # bond-3 twice: a stream the fastest two links carry, and one
+        # that needs all three
         return [(0, 0, 8000, 1000, "bond-up"), (0, 0, 8000, 1000, "bond-ge"),
-                (0, 0, 8000, 1000, "bond-cut"), (20, 0, 5000, 1000, "bond-3")]
+                (0, 0, 8000, 1000, "bond-cut"), (20, 0, 5000, 1000, "bond-3"),
+                (20, 0, 7000, 1000, "bond-3")]
     if grid == "cellular":
         # the RTT is the seed's (drawn before anything that depends on
         # the trace's length)
@@ -828,10 +872,11 @@ BONDING_CELLS = {
 }
 
 
-def bonding_late_bound(kind, kbps, budget, seconds):
+def bonding_late_bound(kind, kbps, budget, seconds, start=2.0):
     """The least late fraction any sender has in a bond-* cell (the sum of
     the links' capacities, bitrate_runs.fixed_rate_late_bound; loss not
-    counted): over the receiver's span, ~2 s into netsim's run."""
+    counted): over the receiver's span, ~2 s into netsim's run, or from
+    @start s."""
     import bitrate_runs
     if kind == "bond-3":
         rates = [float(re.search(r"rate=([\d.]+)mbit", l).group(1))
@@ -844,7 +889,7 @@ def bonding_late_bound(kind, kbps, budget, seconds):
     dark = (((BONDING_CUT[0] + 2, BONDING_CUT[0] + 2 + BONDING_CUT[1]),)
             if kind == "bond-cut" else ())
     return bitrate_runs.fixed_rate_late_bound(traces, kbps / 1000,
-                                              budget / 1000, 2.0,
+                                              budget / 1000, start,
                                               2.0 + seconds, dark=dark)
 
 
@@ -878,7 +923,10 @@ def write_bonding_docs(args, results):
              "links' future (a fluid queue served at the links' summed "
              "capacity, the oldest dropped once it cannot make its "
              "deadline; loss not counted): where it is above 0, nothing "
-             "late is out of reach at this fixed rate.", ""]
+             "late is out of reach at this fixed rate. After "
+             "\"settled\": the same two figures for the frames made "
+             f"from {BONDING_SETTLED_S:g} s into netsim's run on (both "
+             "traces dip in the receiver's first seconds).", ""]
     systems = list(dict.fromkeys(r["system"] for r in results))
     by_cell = {}
     for r in results:
@@ -901,11 +949,16 @@ def write_bonding_docs(args, results):
                                         r.get("link_share", [])))
             if r.get("back_s") is not None:
                 entry += f" / back {r['back_s']:g} s"
+            if r.get("late_settled") is not None:
+                entry += f"; settled {r['late_settled']:.1e}"
             row.append(entry)
         bound = bonding_late_bound(kind, kbps, budget, args.seconds)
+        settled = bonding_late_bound(kind, kbps, budget, args.seconds,
+                                     start=BONDING_SETTLED_S)
         lines.append(f"| {kind}: {BONDING_CELLS.get(kind, '')}, "
                      f"{kbps / 1000:g} Mbit/s, budget {budget} ms, {cc} | "
-                     f"{bound:.1e} | " + " | ".join(row) + " |")
+                     f"{bound:.1e}; settled {settled:.1e} | "
+                     + " | ".join(row) + " |")
     # the rate of each uplink over time, multitcp in bond-cut (and the
     # encoder's bitrate where the sink set it)
     cut = [r for r in results if r["kind"] == "bond-cut" and

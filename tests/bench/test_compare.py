@@ -251,4 +251,18 @@ with tempfile.TemporaryDirectory() as d:
           and share.spread([0.1], "{:.2f}") == "0.10",
           "a cell's spread over its runs")
 
+# what came late once the bonding cells' links settled: frames made from
+# 8 s on (netsim's clock) only; one lost and one late of those count,
+# the ones before do not
+sent = sent_frames(600)
+rx = {"frames": received(sent, 0, drop=(10, 400), late=(20, 500))}
+t0 = 100.05 - 2.0       # the first frame arrives 2 s into netsim's run
+got = compare.late_from(rx, t0, 8.0, 1.0)
+made = 600 - 6 * compare.FPS
+check(got is not None and abs(got - 2 / made) < 1e-9,
+      f"late or lost from 8 s on: {got}, want {2 / made}")
+check(compare.late_from(rx, None, 8.0, 1.0) is None
+      and compare.late_from({"frames": rx["frames"][:1]}, t0, 8.0, 1.0)
+      is None, "no netsim start or one frame: nothing to say")
+
 f.exit()
