@@ -160,6 +160,8 @@ newest_pending_dial (MtcpClient * client, gint path)
 static void
 drop_pending_dial (MtcpClient * client, ClientConn * cc)
 {
+  GST_INFO ("connection %u, still %s, is no longer wanted", cc->index,
+      cc->state == CONN_CONNECTING ? "connecting" : "in its handshake");
   client->dials_dropped++;
   cc->state = CONN_RETIRING;
   client_close_conn (client, cc, "no longer wanted: the count fell before "
@@ -264,27 +266,19 @@ apply_connection_count (MtcpClient * client)
     gint over = -1, most = 0;
     guint p;
 
-    /* over paths: from the one furthest over its share, and never a
-     * path's last connection (a modem given up cannot come back) */
+    /* over paths: from the one furthest over its share (of those alike,
+     * one with a dial on its way), and never a path's last connection (a
+     * modem given up cannot come back) */
     for (p = 0; p < n_paths; p++) {
       gint surplus = (gint) count[p] - (gint) MAX (client->path_want[p], 1);
-      if (count[p] > 1 && (over < 0 || surplus > most)) {
+      if (count[p] > 1 && (over < 0 || surplus > most || (surplus == most &&
+                  newest_pending_dial (client, p) != NULL &&
+                  newest_pending_dial (client, over) == NULL))) {
         over = p;
         most = surplus;
       }
     }
-    /* a dial still on its way first: a ready one carries frames and has
-     * its window open (a trial the count gives back, a count that fell) */
-    victim = n_paths > 0 && over < 0 ? NULL :
-        newest_pending_dial (client, n_paths > 0 ? over : -1);
-    if (victim) {
-      drop_pending_dial (client, victim);
-      active--;
-      continue;
-    }
-    /* the newest ready one: the first connection stays; but one silent
-     * while others are heard first (after an outage, stuck in TCP's
-     * backed-off retransmissions while a probe carries the stream) */
+    /* the newest ready one: the first connection stays */
     for (l = client->conns; l; l = l->next) {
       ClientConn *cc = l->data;
       if (cc->state != CONN_READY)
@@ -297,8 +291,20 @@ apply_connection_count (MtcpClient * client)
           (silent == NULL || cc->heard_us < silent->heard_us))
         silent = cc;
     }
-    if (silent && silent != victim && count_heard (client, now) > 0)
+    /* but one silent while others are heard first (after an outage, stuck
+     * in TCP's backed-off retransmissions while a probe carries the
+     * stream); else a dial still on its way: a ready one carries frames
+     * and has its window open (a trial given back, a count that fell) */
+    if (silent && count_heard (client, now) > 0) {
       victim = silent;
+    } else if (n_paths == 0 || over >= 0) {
+      ClientConn *dial = newest_pending_dial (client, n_paths > 0 ? over : -1);
+      if (dial) {
+        drop_pending_dial (client, dial);
+        active--;
+        continue;
+      }
+    }
     if (victim == NULL)
       break;
     retire_connection (client, victim);
