@@ -116,8 +116,9 @@ struct _ServerSession {
   guint64 frames_copied;        /* copied because their deadline was near */
   guint64 gated;                /* times a connection could take a frame
                                  * but would have delivered it late */
-  guint64 gate_margin_waived;   /* times a connection took frames within
-                                 * its gate's margin: no other uplink had it */
+  guint64 gate_margin_waived;   /* times a connection took frames though
+                                 * within its gate's margin (uplinks: no
+                                 * other connection had the margin) */
   guint64 passed_to_sooner;     /* times a connection could take a frame
                                  * but another would deliver it sooner */
   guint64 held_silent;          /* times a connection fell silent (it is

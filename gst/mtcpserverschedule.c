@@ -79,22 +79,37 @@ conn_transit_us (ServerConn * sc)
       (&sc->drain), cap);
 }
 
-/* server->lock held. Another connection of @sess, dialed from another
- * uplink than @sc and heard, would deliver the session's next frame (late
- * by @late_us already) in time with the gate's margin. */
-static gboolean
-another_uplink_in_time (MtcpServer * server, ServerSession * sess,
-    ServerConn * sc, gint64 late_us)
+/* server->lock held. When a frame handed to @sc now would reach the
+ * receiver, from the path's one-way delay and what is ahead of it
+ * (conn_transit_us); -1 with nothing to go by yet. */
+static gint64
+conn_arrival_us (ServerConn * sc)
 {
+  if (sc->info.min_rtt_us == 0)
+    return -1;
+  return sc->info.min_rtt_us / 2 + conn_transit_us (sc);
+}
+
+/* server->lock held. Another heard connection of @sess would take the
+ * session's next frame (late by @late_us already) in time with its own
+ * margin: not one that would leave it to @sc as the sooner (the dynamic
+ * scheduler's rule, conn_another_sooner). */
+static gboolean
+another_in_time (MtcpServer * server, ServerSession * sess, ServerConn * sc,
+    gint64 late_us)
+{
+  gint64 mine = conn_arrival_us (sc);
   guint i;
 
-  if (server->n_paths < 2)
-    return TRUE;                /* no uplinks: the margin stands */
   for (i = 0; i < sess->conns->len; i++) {
     ServerConn *other = g_ptr_array_index (sess->conns, i);
+    gint64 theirs;
 
-    if (other == sc || other->path == sc->path || other->silent ||
-        other->info.min_rtt_us == 0)
+    if (other == sc || other->silent || other->info.min_rtt_us == 0)
+      continue;
+    theirs = conn_arrival_us (other);
+    if (server->config.scheduler == MTCP_SCHEDULER_DYNAMIC && mine >= 0 &&
+        theirs > mine + PASS_TO_SOONER_US)
       continue;
     if (!mtcp_transit_arrives_late (late_us, conn_transit_us (other),
             sess->latency_us, mtcp_transit_queue_held (&other->info,
@@ -106,14 +121,17 @@ another_uplink_in_time (MtcpServer * server, ServerSession * sess,
 
 /* server->lock held. A live session's next frame would reach its
  * receiver past the deadline on @sc: better another connection, or a
- * skip, than a late frame on the wire in a timely one's place. */
+ * skip, than a late frame on the wire in a timely one's place. @waived:
+ * it passes only because no other connection had the margin. */
 static gboolean
-conn_would_deliver_late (MtcpServer * server, ServerConn * sc)
+conn_would_deliver_late (MtcpServer * server, ServerConn * sc,
+    gboolean * waived)
 {
   ServerSession *sess = sc->session;
   gint64 late_us, transit;
   gboolean held;
 
+  *waived = FALSE;
   if (!server->live || sess == NULL || sess->latency_us == 0)
     return FALSE;
   late_us = (gint64) MIN (mtcp_send_queue_session_late_by (server->queue,
@@ -122,30 +140,21 @@ conn_would_deliver_late (MtcpServer * server, ServerConn * sc)
   held = mtcp_transit_queue_held (&sc->info, &sc->drain);
   if (!mtcp_transit_arrives_late (late_us, transit, sess->latency_us, held))
     return FALSE;
-  /* the margin sends the frame to another uplink; with none that has it,
-   * a frame this one still delivers in time beats a frame skipped */
-  if (held && !mtcp_transit_arrives_late (late_us, transit, sess->latency_us,
-          FALSE) && !another_uplink_in_time (server, sess, sc, late_us)) {
-    sess->gate_margin_waived++;
+  /* with uplinks the margin only sends the frame to another connection:
+   * with none that has it, one still in time beats a skip (the bonding
+   * grid, stop 34); on one path it stands (the cellular set, stop 28) */
+  if (held && server->n_paths > 1 && !mtcp_transit_arrives_late (late_us,
+          transit, sess->latency_us, FALSE) &&
+      !another_in_time (server, sess, sc, late_us)) {
+    *waived = TRUE;
     return FALSE;
   }
   GST_LOG ("session %s: connection %u would deliver late (%" G_GINT64_FORMAT
       " ms behind, %" G_GINT64_FORMAT " ms transit; cwnd %u, RTT %u/%u us, "
       "%u unacked)", sess->id_str, sc->id, late_us / 1000, transit / 1000,
-      sc->info.snd_cwnd,
-      sc->info.rtt_us, sc->info.min_rtt_us, sc->info.unacked);
+      sc->info.snd_cwnd, sc->info.rtt_us, sc->info.min_rtt_us,
+      sc->info.unacked);
   return TRUE;
-}
-
-/* server->lock held. When a frame handed to @sc now would reach the
- * receiver, from the path's one-way delay and what is ahead of it
- * (conn_transit_us); -1 with nothing to go by yet. */
-static gint64
-conn_arrival_us (ServerConn * sc)
-{
-  if (sc->info.min_rtt_us == 0)
-    return -1;
-  return sc->info.min_rtt_us / 2 + conn_transit_us (sc);
 }
 
 /* server->lock held. A live session's frame waits in the shared queue for
@@ -182,6 +191,7 @@ static gboolean
 conn_ready (MtcpServer * server, ServerConn * sc)
 {
   MtcpIoResult r;
+  gboolean waived;
 
   if (!server_conn_flush (server, sc, &r))
     return FALSE;
@@ -215,7 +225,7 @@ conn_ready (MtcpServer * server, ServerConn * sc)
   /* a stored video's transfer control: no room in this round */
   if (server_transfer_room (server, sc, 0) == 0)
     return FALSE;
-  if (conn_would_deliver_late (server, sc)) {
+  if (conn_would_deliver_late (server, sc, &waived)) {
     sc->session->gated++;
     return FALSE;
   }
@@ -224,6 +234,8 @@ conn_ready (MtcpServer * server, ServerConn * sc)
     sc->session->passed_to_sooner++;
     return FALSE;
   }
+  if (waived)
+    sc->session->gate_margin_waived++;
   return TRUE;
 }
 

@@ -86,8 +86,8 @@ gboolean mtcp_transit_queue_held (const MtcpTcpInfo * info,
     const MtcpDrainRate * drain);
 
 /* A frame @late_us behind its schedule, @transit_us from the receiver,
- * arrives past @latency_us. While a queue is held (@queue_held), only
- * with a third of its transit to spare: the rate that drains that queue
+ * arrives past @latency_us. While a queue is held (@queue_held), unless
+ * it has half its transit to spare: the rate that drains that queue
  * changes while the frame waits in it, and a frame at the edge of its
  * deadline comes late as often as not. Without one the transit is the
  * socket's and the RTT's, which a path with room only shortens. */
