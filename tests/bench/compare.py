@@ -307,11 +307,15 @@ def damaged_frames(frames, sent):
         return None
     # the receiver's PTS are the sender's plus an offset (the muxer's and
     # the demuxer's bases) that drifts by some ms while tsdemux locks onto
-    # the PCR: start from the offset on which equal sizes agree, then
-    # follow it from frame to frame
+    # the PCR: start from the offset on which most equal sizes agree over
+    # the run (its first frames may all be damaged: a path short of the
+    # stream at the start), then follow it from frame to frame
+    by_size = collections.defaultdict(list)
+    for tp, ts in sent:
+        by_size[ts].append(tp)
     votes = collections.Counter(
-        round((rp - tp) / 1e6) for _, rp, rs in frames[:60]
-        for tp, ts in sent[:600] if rs == ts)
+        round((rp - tp) / 1e6) for _, rp, rs in frames
+        for tp in by_size.get(rs, ()))
     if not votes:
         return None
     offset = votes.most_common(1)[0][0] * 1e6
@@ -617,26 +621,27 @@ def run_cell(args, cell, system, cc):
 BONDING_SETTLED_S = 8.0
 
 
-def late_from(rx, t0, from_s, budget_s):
+def late_from(rx, t0, from_s, budget_s, damaged=()):
     """The fraction of the frames made from @from_s on (netsim's clock,
     which the traces follow) that came late (after the first frame's
-    arrival, their PTS distance from it and the budget) or never; a frame
-    counts as made when it would have arrived with no delay past the
-    first's. None without two frames or netsim's start."""
+    arrival, their PTS distance from it and the budget), damaged (their
+    receiver PTS in @damaged) or never; a frame counts as made when it
+    would have arrived with no delay past the first's. None without two
+    frames or netsim's start."""
     frames = sorted({f[1]: f for f in rx.get("frames", []) if f[1] >= 0}
                     .values(), key=lambda f: f[1])
     if len(frames) < 2 or t0 is None:
         return None
     a0, p0 = frames[0][0], frames[0][1]
     step = 1e9 / FPS
-    arrived = {round((p - p0) / step): t for t, p, _ in frames}
+    arrived = {round((p - p0) / step): (t, p) for t, p, _ in frames}
     made = bad = 0
     for k in range(max(arrived) + 1):
         if a0 - t0 + k / FPS < from_s:
             continue
         made += 1
-        t = arrived.get(k)
-        bad += t is None or t > a0 + k / FPS + budget_s
+        t, p = arrived.get(k, (None, None))
+        bad += t is None or t > a0 + k / FPS + budget_s or p in damaged
     return bad / made if made else None
 
 
@@ -652,7 +657,11 @@ def bonding_run_figures(out, rx, tx, netsim, kind, budget_s):
     except (OSError, ValueError, KeyError):
         t0 = None
     res = bonding_figures(tx, netsim, kind, t0)
-    res["late_settled"] = late_from(rx, t0, BONDING_SETTLED_S, budget_s)
+    frames = sorted({f[1]: f for f in rx.get("frames", []) if f[1] >= 0}
+                    .values(), key=lambda f: f[1])
+    check = damaged_frames(frames, tx.get("frames_sent"))
+    res["late_settled"] = late_from(rx, t0, BONDING_SETTLED_S, budget_s,
+                                    check[0] if check else ())
     res["out"] = os.path.relpath(out, TOP)
     return res
 
