@@ -46,7 +46,7 @@ def load(path):
 
 def excused_windows(trace, budget_s):
     return [(a / 1000 - budget_s, b / 1000 + RECOVERY_S)
-            for a, b in trace["outages"] if (b - a) / 1000 > budget_s]
+            for a, b in trace.get("outages", ()) if (b - a) / 1000 > budget_s]
 
 
 def frame_outcomes(rx, tx, budget_s, links_t0):
@@ -184,6 +184,124 @@ def least_rate_late_outside(trace, budget_s, start_s, end_s, dt=0.01):
                     if not any(a <= t + budget_s <= b for a, b in windows))
 
 
+def capacity_grid(trace, start_s, end_s, dt=0.01):
+    """@trace's capacity (Mbit/s) at start_s + i * dt, for i up to
+    (end_s - start_s) / dt; 0 before the trace and after its end."""
+    ends = [b for b, _ in trace["rate_series"][1:]] + [trace["period_ms"]]
+    out, seg = [], 0
+    for i in range(int(round((end_s - start_s) / dt)) + 1):
+        t = start_s + i * dt
+        while seg < len(ends) - 1 and ends[seg] / 1000 <= t:
+            seg += 1
+        inside = 0 <= t < trace["period_ms"] / 1000
+        out.append(trace["rate_series"][seg][1] if inside else 0.0)
+    return out
+
+
+def lagged_oracle(trace, share, lag_s, most_mbps, budget_s, start_s, end_s,
+                  dt=0.01):
+    """A controller better than any real one but for one thing: it knows
+    the link's capacity exactly, @lag_s late, capacity above the stream
+    included, and the encoder follows at once. It makes @share of the
+    capacity it knows (within LEAST_MBPS..@most_mbps) over [start_s,
+    end_s); the link serves a fluid FIFO at the trace's capacity, and what
+    has waited longer than @budget_s is dropped as late. Returns (on-time
+    Mbit/s over the span, seconds of stream late whose deadline is outside
+    the outages longer than the budget (excused_windows), seconds of
+    stream made): where the issue's two targets meet for a controller
+    whose knowledge of the path is @lag_s old."""
+    lag = int(round(lag_s / dt))
+    cap = capacity_grid(trace, start_s - lag_s, end_s + budget_s, dt)
+    windows = excused_windows(trace, budget_s)
+    steps = int(round((end_s - start_s) / dt))
+    queue, on_time, late_outside = [], 0.0, 0.0   # queue: [made_at, Mbit]
+
+    def drop(made_at):
+        nonlocal late_outside
+        due = made_at + budget_s
+        if not any(a <= due <= b for a, b in windows):
+            late_outside += dt
+    i = 0
+    while i < steps + int(round(budget_s / dt)):
+        t = start_s + i * dt
+        if i < steps:
+            rate = min(most_mbps, max(LEAST_MBPS, share * cap[i]))
+            queue.append([t, rate * dt, rate * dt])   # made_at, left, all
+        while queue and queue[0][0] + budget_s < t:
+            drop(queue.pop(0)[0])
+        room = cap[i + lag] * dt
+        while queue and room > 0:
+            take = min(room, queue[0][1])
+            queue[0][1] -= take
+            room -= take
+            if queue[0][1] <= 1e-12:
+                on_time += queue.pop(0)[2]
+        i += 1
+    for q in queue:
+        drop(q[0])
+    return on_time / (end_s - start_s), late_outside, steps * dt
+
+
+ORACLE_LAGS_S = (0.0, 0.25, 0.5, 1.0)
+ORACLE_SHARES = [k / 20 for k in range(10, 21)]      # 0.5 .. 1.0
+# the share multitcpsink gives the encoder (gst/mtcpbitrate.c) and about
+# how old its estimate is when the encoder follows it (a 500 ms span of
+# acknowledgements, a 200 ms tick, an RTT)
+CONTROLLER_SHARE, CONTROLLER_LAG_S = 0.8, 0.5
+
+
+def oracle_frontier(trace, most_mbps, budget_s, start_s, end_s, target):
+    """For each of ORACLE_LAGS_S: (the least share of ORACLE_SHARES at which
+    lagged_oracle delivers @target Mbit/s with nothing late outside long
+    outages, or None; the most it delivers with nothing late there, and at
+    which share)."""
+    out = []
+    for lag in ORACLE_LAGS_S:
+        meets, best = None, (0.0, None)
+        for share in ORACLE_SHARES:
+            on, late, _ = lagged_oracle(trace, share, lag, most_mbps,
+                                        budget_s, start_s, end_s)
+            if late > 0:
+                continue
+            if on > best[0]:
+                best = (on, share)
+            if meets is None and on >= target:
+                meets = share
+        out.append((lag, meets, best))
+    return out
+
+
+def print_oracle_table(rows):
+    """The lagged oracle's frontier over each multitcp-encoder run's span
+    (its first to its last encoder rate): what the issue's two targets ask
+    of a controller that knows the path @lag late."""
+    print("| seed | stream (most) Mbit/s | budget ms | span s | target "
+          "Mbit/s | " + " | ".join(f"known {lag:g} s late" for lag in
+                                   ORACLE_LAGS_S) +
+          f" | share {CONTROLLER_SHARE:g} known {CONTROLLER_LAG_S:g} s late:"
+          " Mbit/s, frames late | the run: Mbit/s, frames late |")
+    print("|---:|---:|---:|---|---:|" + "---|" * len(ORACLE_LAGS_S) +
+          "---|---|")
+    for r in rows:
+        if r["system"] != "multitcp-encoder" or not r["rates"]:
+            continue
+        start, end = r["rates"][0][0], r["rates"][-1][0]
+        cells = []
+        for lag, meets, (best, at) in oracle_frontier(
+                r["trace"], r["kbps"] / 1000, r["budget"] / 1000, start,
+                end, r["delivered_target"]):
+            cells.append(f"share {meets:.2f}" if meets is not None else
+                         f"no ({best:.2f} at {at:.2f})" if at else "no")
+        on, late, _ = lagged_oracle(r["trace"], CONTROLLER_SHARE,
+                                    CONTROLLER_LAG_S, r["kbps"] / 1000,
+                                    r["budget"] / 1000, start, end)
+        print(f"| {r['seed']} | {r['kbps'] / 1000:g} | {r['budget']} | "
+              f"{start:.0f}-{end:.0f} | {r['delivered_target']:.2f} | "
+              + " | ".join(cells) +
+              f" | {on:.2f}, {late * compare.FPS:.0f} | "
+              f"{r['delivered']:.2f}, {r.get('late_outside', '-')} |")
+
+
 def analyse(run_json):
     base = run_json[:-len(".json")]
     r = load(run_json)
@@ -268,6 +386,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("results")
     ap.add_argument("--plots", help="a PNG per multitcp-encoder run here")
+    ap.add_argument("--oracle", action="store_true",
+                    help="also the lagged oracle's frontier for each "
+                    "multitcp-encoder run's trace and span")
     args = ap.parse_args()
     rows = []
     for path in sorted(glob.glob(os.path.join(args.results, "*.json"))):
@@ -302,6 +423,9 @@ def main():
               f"{r['delivered']:.2f} ({r['delivered_target']:.2f}) | "
               f"{clair} | {r['wire_per_byte']:.2f} | {cpm} | "
               f"{r.get('least_late_outside_s', float('nan')):.2f} |")
+    if args.oracle:
+        print()
+        print_oracle_table(rows)
 
 
 if __name__ == "__main__":

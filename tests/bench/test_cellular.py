@@ -254,6 +254,27 @@ burst = {"rate_series": [[0, 10.0], [1000, 1.0]], "period_ms": 20000}
 check(bitrate_runs.clairvoyant_mbps(burst, 4.0, 0.5, 0, 10) < 1.7,
       "a burst of capacity before the stream could fill it is lost")
 
+# the lagged oracle (bitrate_runs.lagged_oracle): on a steady link it makes
+# its share of the capacity and nothing is late; a fall from 4 to 1 Mbit/s
+# it learns at once costs nothing, one it learns a second late at its whole
+# share leaves a backlog the link cannot drain in time (3 Mbit made in a
+# second the link carried 1 of; at share 1 there is no room to catch up),
+# and what is late around a long outage is excused
+on, lo, made = bitrate_runs.lagged_oracle(steady, 0.7, 0.5, 4.0, 1.0, 1, 11)
+check(abs(on - 2.1) < 0.05 and lo == 0 and abs(made - 10) < 1e-6,
+      f"steady 3 Mbit/s, share 0.7: {on:.2f} Mbit/s on time, {lo} s late")
+fall = {"rate_series": [[0, 4.0], [5000, 1.0]], "period_ms": 20000,
+        "outages": []}
+on0, lo0, _ = bitrate_runs.lagged_oracle(fall, 1.0, 0.0, 4.0, 1.0, 0, 10)
+on1, lo1, _ = bitrate_runs.lagged_oracle(fall, 1.0, 1.0, 4.0, 1.0, 0, 10)
+check(lo0 == 0 and abs(on0 - 2.5) < 0.05,
+      f"a fall known at once: {on0:.2f} Mbit/s, {lo0} s late")
+check(lo1 >= 0.5 and on1 < on0 - 0.2, f"a fall known a second late at share 1: "
+      f"{on1:.2f} Mbit/s, {lo1:.2f} s late")
+dark2 = dict(dark, outages=[[4000, 6000]])
+_, lo_dark, _ = bitrate_runs.lagged_oracle(dark2, 0.7, 0.0, 4.0, 1.0, 0, 10)
+check(lo_dark == 0, f"late only around a 2 s outage: excused ({lo_dark})")
+
 # the least-late bound of a fixed-rate stream over summed links
 # (bitrate_runs.fixed_rate_late_bound): two 3 Mbit/s links carry a 4
 # Mbit/s stream whole; one alone, dark 2 s of 10 with a 1 s budget, loses
