@@ -101,6 +101,7 @@ enum {
   PROP_FRIENDLY_BETA,
   PROP_FRIENDLY_GAMMA,
   PROP_BURST_SCALE,
+  PROP_BURST_RATE_SCALE,
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -353,6 +354,9 @@ gst_multi_tcp_sink_set_property (GObject * object, guint prop_id,
     case PROP_BURST_SCALE:
       self->burst_scale = g_value_get_double (value);
       break;
+    case PROP_BURST_RATE_SCALE:
+      self->burst_rate_scale = g_value_get_double (value);
+      break;
     case PROP_PASSPHRASE:
       g_free (self->passphrase);
       self->passphrase = g_value_dup_string (value);
@@ -534,6 +538,9 @@ gst_multi_tcp_sink_get_property (GObject * object, guint prop_id,
       break;
     case PROP_BURST_SCALE:
       g_value_set_double (value, self->burst_scale);
+      break;
+    case PROP_BURST_RATE_SCALE:
+      g_value_set_double (value, self->burst_rate_scale);
       break;
     case PROP_TLS:
       g_value_set_boolean (value, self->tls);
@@ -774,10 +781,13 @@ gst_multi_tcp_sink_start (GstBaseSink * bsink)
   config.transfer = self->transfer_control;
   config.friendly = self->friendly;
   mtcp_burst_params_default (&config.burst);
-  /* a shortened experiment's video: the paper's amounts in proportion */
+  /* a shortened experiment's video: the paper's amounts in proportion, the
+   * first burst to the file's size, the blocks to its playback rate */
   config.burst.first_bytes *= self->burst_scale;
-  config.burst.block_bytes *= self->burst_scale;
-  config.burst.per_rtt_bytes *= self->burst_scale;
+  config.burst.block_bytes *= self->burst_rate_scale > 0 ?
+      self->burst_rate_scale : self->burst_scale;
+  config.burst.per_rtt_bytes *= self->burst_rate_scale > 0 ?
+      self->burst_rate_scale : self->burst_scale;
   config.limits = limits_locked (self);
   config.notsent_lowat = self->notsent_lowat;
   config.congestion_control = g_strdup (self->congestion_control);
@@ -1439,7 +1449,8 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
    *
    * transfer-control=burst: the paper's byte amounts (80 MB first, 2.2 MB
    * blocks, 128 kB per RTT) times this, for a shortened experiment with a
-   * shorter video; the pauses stay.
+   * shorter video (the blocks and the amount per RTT times
+   * burst-rate-scale instead, when that is set); the pauses stay.
    *
    * Since: 0.1
    */
@@ -1447,8 +1458,26 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
       g_param_spec_double ("burst-scale", "Burst scale",
           "transfer-control=burst: the byte amounts of the YouTube-like "
           "baseline (80 MB first, 2.2 MB blocks at 128 kB per RTT) times "
-          "this; the pauses (2 s, 1.5 s) stay", 1e-6, 1000, 1.0,
+          "this (the blocks and per RTT: burst-rate-scale when set); the "
+          "pauses (2 s, 1.5 s) stay", 1e-6, 1000, 1.0,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:burst-rate-scale:
+   *
+   * transfer-control=burst: scales the blocks and the amount per RTT in
+   * place of burst-scale, for a video whose playback rate is not the
+   * paper's 3.6 Mbit/s: set it to the playback rate over 3.6 Mbit/s, and
+   * the blocks run above playback as the paper's did; burst-scale then
+   * scales only the first burst, to the file's size.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_BURST_RATE_SCALE,
+      g_param_spec_double ("burst-rate-scale", "Burst rate scale",
+          "transfer-control=burst: the blocks (2.2 MB) and the amount per "
+          "RTT (128 kB) times this instead of burst-scale, which then "
+          "scales only the first burst (0 = burst-scale for all)", 0, 1000,
+          0, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
           "Sessions and connections: bytes and buffers sent and dropped, "

@@ -59,6 +59,7 @@ struct _GstMultiTcpSink {
   MtcpTransferControl transfer_control;
   MtcpFriendlyParams friendly;
   gdouble burst_scale;
+  gdouble burst_rate_scale;     /* 0: burst_scale */
   gchar *passphrase;
   gchar *stream_id;
   gchar *local_addresses;       /* caller: uplinks to dial from */

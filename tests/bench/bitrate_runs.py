@@ -186,15 +186,15 @@ def least_rate_late_outside(trace, budget_s, start_s, end_s, dt=0.01):
 
 def capacity_grid(trace, start_s, end_s, dt=0.01):
     """@trace's capacity (Mbit/s) at start_s + i * dt, for i up to
-    (end_s - start_s) / dt; 0 before the trace and after its end."""
+    (end_s - start_s) / dt; its first rate before it, 0 after its end."""
     ends = [b for b, _ in trace["rate_series"][1:]] + [trace["period_ms"]]
     out, seg = [], 0
     for i in range(int(round((end_s - start_s) / dt)) + 1):
         t = start_s + i * dt
         while seg < len(ends) - 1 and ends[seg] / 1000 <= t:
             seg += 1
-        inside = 0 <= t < trace["period_ms"] / 1000
-        out.append(trace["rate_series"][seg][1] if inside else 0.0)
+        out.append(trace["rate_series"][seg][1]
+                   if t < trace["period_ms"] / 1000 else 0.0)
     return out
 
 
@@ -283,7 +283,9 @@ def print_oracle_table(rows):
     print("|---:|---:|---:|---|---:|" + "---|" * len(ORACLE_LAGS_S) +
           "---|---|")
     for r in rows:
-        if r["system"] != "multitcp-encoder" or not r["rates"]:
+        # runs without netsim's links_t0 have no trace clock
+        if r["system"] != "multitcp-encoder" or not r["rates"] or \
+                "clairvoyant" not in r or r["delivered"] is None:
             continue
         start, end = r["rates"][0][0], r["rates"][-1][0]
         cells = []
