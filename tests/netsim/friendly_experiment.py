@@ -8,25 +8,30 @@ throughput, buffer-underflow time per video connection, loss at the
 bottleneck, and the bulk flows' throughput.
 
 The paper: 100 Mbit/s, five 3.6 Mbit/s videos (18%), 10 Mbit/s UDP (10%),
-a 600 s video, 5 s playout delay. Here, in proportion on 2 cores: a
---rate bottleneck (20 Mbit/s), five videos of 3.6% of it each (0.72 Mbit/s
-raw 64x48 GRAY8 at 30 fps: 737 kbit/s), UDP at 10% of it (Poisson), a
---video-s video (60 s) after --lead-s (5 s) of background, 5 s playout
-delay; burst's amounts scaled to the video's size (burst-scale).
+a 600 s video, 5 s playout delay; its figures are taken while the videos
+are transferred (from their start until the last byte of the last one).
+Here, in proportion on 2 cores: a --rate bottleneck (20 Mbit/s), five
+videos of 3.6% of it each (0.72 Mbit/s raw 64x48 GRAY8 at 30 fps: 737
+kbit/s), UDP at 10% of it (Poisson), a --video-s video (60 s) after
+--lead-s (5 s) of background, 5 s playout delay; burst's first burst
+scaled to the video's size (burst-scale), its blocks and amount per RTT to
+its playback rate (burst-rate-scale). The window the figures are taken
+over: from the receivers' start to the last video's last frame (netsim's
+marks for the loss, iperf3's intervals for the bulk flows).
 
     /usr/bin/python3 tests/netsim/friendly_experiment.py [--build DIR]
-        [--flows 1 3 6] [--cc cubic] [--repeats 1]
+        [--flows 1 4 8] [--cc cubic] [--repeats 1]
 
-Writes results/friendly/*.json and docs/network-friendly.md's "Measured"
-section. One process holds the five sinks (a video each, its own port), one the
-five multitcpsrc (connections=1: one TCP connection a video, as the
-paper's).
+Writes results/friendly/*.json, docs/bench/network-friendly-sec4.png and
+docs/network-friendly.md's "Measured" section. One process holds the five
+sinks (a video each, its own port), one the five multitcpsrc
+(connections=1: one TCP connection a video, as the paper's).
 """
 import argparse
 import json
 import os
+import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -38,6 +43,10 @@ sys.path.insert(0, HERE)
 FPS = 30
 FRAME = 64 * 48
 VIDEOS = 5
+# the paper's playback rate, Mbit/s: the blocks of burst scale to ours
+PAPER_PLAYBACK_MBPS = 3.6
+# the paper's video, bytes: the first burst scales to ours
+PAPER_VIDEO_BYTES = 270e6
 HEADING = "## Measured on netsim (Sec. IV, shortened)"
 
 
@@ -52,7 +61,8 @@ def peer(args):
         # a sink per video, as the paper's five connections: each waits
         # for its receiver, then sends its whole video (a session joining a
         # running sink would start at its newest keyframe)
-        scale = frames * FRAME / 270e6
+        scale = frames * FRAME / PAPER_VIDEO_BYTES
+        rate_scale = FPS * FRAME * 8 / 1e6 / PAPER_PLAYBACK_MBPS
         pipes = []
         for i in range(VIDEOS):
             p = Gst.parse_launch(
@@ -60,7 +70,7 @@ def peer(args):
                 "video/x-raw,format=GRAY8,width=64,height=48,framerate=30/1 "
                 f"! multitcpsink name=sink port={5600 + i} sync=false "
                 f"wait-for-connection=true transfer-control={args.control} "
-                f"burst-scale={scale:.6f}")
+                f"burst-scale={scale:.6f} burst-rate-scale={rate_scale:.6f}")
             p.set_state(Gst.State.PLAYING)
             pipes.append(p)
         time.sleep(args.video_s + args.lead_s + 15)
@@ -73,44 +83,58 @@ def peer(args):
             p.set_state(Gst.State.NULL)
         print(json.dumps({"sender": out}), flush=True)
         return
+    frames = int(args.video_s * FPS)
+    # netsim's first mark: the videos start; its second when the last
+    # video's last frame came (the paper's figures are over that span)
+    os.kill(args.mark_pid, signal.SIGUSR1)
+    marks_wall = [time.time()]
+    t0 = time.monotonic()
     srcs = []
     pipes = []
+    started = []
     for i in range(VIDEOS):
         p = Gst.parse_launch(
             f"multitcpsrc name=src host={args.addr} port={5600 + i} "
             "connections=1 latency=5000 drift-correction=false ! "
             "fakesink sync=true")
+        started.append(time.monotonic() - t0)
         p.set_state(Gst.State.PLAYING)
         pipes.append(p)
         srcs.append(p.get_by_name("src"))
         time.sleep(0.2)
-    t0 = time.monotonic()
     ended = [False] * VIDEOS
-    # when each connection's bytes last grew, and first came: its transfer
-    seen = [0] * VIDEOS
-    first = [None] * VIDEOS
-    last = [None] * VIDEOS
+    # when each video's last frame came (bytes-received goes on growing
+    # with the session's reports); its transfer began when it was started
+    done = [None] * VIDEOS
+    done_bytes = [0] * VIDEOS
     while time.monotonic() - t0 < args.video_s + 12 and not all(ended):
         for i, p in enumerate(pipes):
-            got = srcs[i].get_property("stats").get_value("bytes-received")
+            st = srcs[i].get_property("stats")
+            got = st.get_value("bytes-received")
             now = time.monotonic() - t0
-            if got and got > seen[i]:
-                first[i] = first[i] if first[i] is not None else now
-                last[i] = now
-                seen[i] = got
+            if done[i] is None and \
+                    st.get_value("buffers-received") >= frames:
+                done[i], done_bytes[i] = now, got
+                if all(d is not None for d in done):
+                    os.kill(args.mark_pid, signal.SIGUSR1)
+                    marks_wall.append(time.time())
             if not ended[i] and p.get_bus().timed_pop_filtered(
-                    50 * Gst.MSECOND, Gst.MessageType.EOS |
+                    10 * Gst.MSECOND, Gst.MessageType.EOS |
                     Gst.MessageType.ERROR):
                 ended[i] = time.monotonic() - t0
+    if len(marks_wall) < 2:         # a video never came whole
+        os.kill(args.mark_pid, signal.SIGUSR1)
+        marks_wall.append(time.time())
     out = []
     for i, s in enumerate(srcs):
         st = s.get_property("stats")
         late = st.get_value("buffers-late") + st.get_value("buffers-skipped")
-        out.append({"bytes": st.get_value("bytes-received"),
+        out.append({"bytes": done_bytes[i] or st.get_value("bytes-received"),
                     "late": late, "ended": ended[i],
-                    "transfer_s": (last[i] - first[i]) if first[i] is not None
-                    else None,
-                    "pushed": st.get_value("buffers-pushed")})
+                    "transfer_s": (done[i] - started[i])
+                    if done[i] is not None else None,
+                    "pushed": st.get_value("buffers-pushed"),
+                    "marks_wall": marks_wall})
     print(json.dumps({"receiver": out}), flush=True)
     for p in pipes:
         p.set_state(Gst.State.NULL)
@@ -126,85 +150,177 @@ def run(args, control, flows):
            "GST_PLUGIN_SYSTEM_PATH_1_0=/usr/lib/x86_64-linux-gnu/"
            "gstreamer-1.0")
     me = os.path.abspath(__file__)
-    bulk_s = args.lead_s + args.video_s + 5
+    # the bulk and UDP flows outlast the receiver (it waits up to
+    # video_s + 12 s for its videos' ends)
+    bulk_s = args.lead_s + args.video_s + 15
     udp = f"{args.rate * 0.1:.2f}M"
     with tempfile.TemporaryDirectory() as out:
         script = (
             # the bulk flows and the UDP flow, from A (the videos' side) to B
-            f"ip netns exec $NETSIM_NS_B iperf3 -s -1 -D -B $NETSIM_ADDR_B "
+            f"ip netns exec $NETSIM_NS_B iperf3 -s -1 -D -i 0.2 "
+            f"-B $NETSIM_ADDR_B "
             f"--logfile /dev/null; sleep 0.3; "
             f"ip netns exec $NETSIM_NS_B /usr/bin/python3 {HERE}/udp_flood.py "
             f"recv $NETSIM_ADDR_B 5700 {bulk_s + 2} {out}/udp.json & "
             f"ip netns exec $NETSIM_NS_A /usr/bin/python3 {HERE}/udp_flood.py "
             f"send $NETSIM_ADDR_B 5700 {udp} {bulk_s} 1460 poisson "
             f"> {out}/udp_tx.json & "
+            f"date +%s.%N > {out}/bulk_start; "
             f"ip netns exec $NETSIM_NS_A iperf3 -c $NETSIM_ADDR_B -P "
-            f"{flows} -t {bulk_s:.0f} --json > {out}/bulk.json & "
+            f"{flows} -t {bulk_s:.0f} -i 0.2 --get-server-output --json "
+            f"> {out}/bulk.json & "
             f"ip netns exec $NETSIM_NS_A env {env} /usr/bin/python3 {me} "
             f"--role sender --control {control} --video-s {args.video_s} "
             f"--lead-s {args.lead_s} > {out}/tx.json & "
             f"sleep {args.lead_s}; "
             f"ip netns exec $NETSIM_NS_B env {env} /usr/bin/python3 {me} "
             f"--role receiver --addr $NETSIM_ADDR_A --video-s {args.video_s} "
-            f"> {out}/rx.json; wait")
+            f"--mark-pid $PPID > {out}/rx.json; wait")
         stdout, stats = nstest.run(
             [f"rate={args.rate}mbit,delay=10ms,queue=100p"], script,
             cc=args.cc, timeout=int(bulk_s * 3 + 120))
         rx = json.load(open(f"{out}/rx.json"))["receiver"]
         bulk = json.load(open(f"{out}/bulk.json"))
         udp_rx = json.load(open(f"{out}/udp.json"))
+        bulk_start = float(open(f"{out}/bulk_start").read())
     # the client in A sends to the server in B, the videos' direction (with
     # -R, in the runs before stop 32, they went the other way and shared
     # no queue with the videos); the bulk throughput is what B received
-    bulk_bps = bulk["end"]["sum_received"]["bits_per_second"]
-    ab = stats["links"][0]["ab"]
-    loss = (ab["dropped_queue"] + ab["dropped_loss"]) / max(
-        ab["offered_packets"], 1)
+    # over the whole run, and what A sent while the videos were sent
+    w0, w1 = rx[0]["marks_wall"][:2]
+    loss = None
+    if len(stats["marks"]) >= 2:
+        m0, m1 = (m["links"][0] for m in stats["marks"][:2])
+        offered = m1["ab_offered"] - m0["ab_offered"]
+        # bytes offered and not forwarded between the marks (what sits in
+        # the queue at either mark moves this by 0.1% of a 60 s run)
+        loss = (offered - (m1["ab"] - m0["ab"])) / max(offered, 1)
     return {"control": control, "flows": flows, "cc": args.cc,
             # the paper's video throughput: bytes over the transfer's time
             "video_mbps": [r["bytes"] * 8 / max(r["transfer_s"] or
                                                 args.video_s, 0.1) / 1e6
                            for r in rx],
+            "transfer_s": [r["transfer_s"] for r in rx],
             "underflow_s": [r["late"] / FPS for r in rx],
             "ended": [r["ended"] for r in rx],
-            "bulk_mbps": bulk_bps / 1e6, "loss": loss,
+            "window_s": w1 - w0,
+            "bulk_mbps": bulk_over(bulk, w0 - bulk_start, w1 - bulk_start),
+            "bulk_run_mbps": bulk["end"]["sum_received"]["bits_per_second"]
+            / 1e6,
+            "loss": loss,
             "udp_mbps": udp_rx["bytes"] * 8 / bulk_s / 1e6}
 
 
-def write_doc(results, args):
-    rows = ["| control | bulk flows | video Mbit/s (mean of 5) | underflow "
-            "s per connection (mean, most) | loss at the bottleneck | "
-            "bulk Mbit/s |", "|---|---:|---:|---:|---:|---:|"]
+def bulk_over(bulk, t0, t1):
+    """Mbit/s the bulk flows' receiver got over [@t0, @t1) s of the run
+    (its intervals, with -i 0.2 and --get-server-output; the client's, the
+    bytes written, where it gave none), the parts of intervals cut by the
+    span in proportion."""
+    intervals = (bulk.get("server_output_json") or {}).get("intervals") \
+        or bulk["intervals"]
+    got = 0.0
+    for iv in intervals:
+        a, b = iv["sum"]["start"], iv["sum"]["end"]
+        overlap = min(b, t1) - max(a, t0)
+        if overlap > 0 and b > a:
+            got += iv["sum"]["bytes"] * overlap / (b - a)
+    return got * 8 / max(t1 - t0, 1e-3) / 1e6
+
+
+def cells(results):
+    """{(control, flows): [runs]} in the order they ran."""
+    out = {}
     for r in results:
+        out.setdefault((r["control"], r["flows"]), []).append(r)
+    return out
+
+
+def span(values, fmt):
+    lo, hi = min(values), max(values)
+    return fmt.format(lo) if fmt.format(lo) == fmt.format(hi) else \
+        fmt.format(lo) + "-" + fmt.format(hi)
+
+
+def plot(results, path):
+    """Fig. 6's four panels against N: the mean over runs, each control."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    by = cells(results)
+    controls = list(dict.fromkeys(c for c, _ in by))
+    panels = [("video Mbit/s", lambda r: statistics.mean(r["video_mbps"])),
+              ("underflow s per connection",
+               lambda r: statistics.mean(r["underflow_s"])),
+              ("loss at the bottleneck, %",
+               lambda r: 100 * (r["loss"] or 0)),
+              ("bulk Mbit/s", lambda r: r["bulk_mbps"])]
+    fig, axes = plt.subplots(1, 4, figsize=(13, 3.2))
+    for ax, (title, value) in zip(axes, panels):
+        for c in controls:
+            ns = sorted(n for cc, n in by if cc == c)
+            ax.plot(ns, [statistics.mean(value(r) for r in by[(c, n)])
+                         for n in ns], marker="o", label=c)
+        ax.set_xlabel("bulk TCP flows")
+        ax.set_title(title, fontsize=9)
+    axes[0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+
+
+def write_doc(results, args):
+    rows = ["| control | bulk flows | runs | video Mbit/s (mean of 5) | "
+            "transfer s (mean) | underflow s per connection (mean, most) | "
+            "loss at the bottleneck | bulk Mbit/s | bulk Mbit/s, whole run |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for (control, flows), runs in sorted(
+            cells(results).items(), key=lambda kv: (kv[0][1], kv[0][0])):
         rows.append(
-            f"| {r['control']} | {r['flows']} | "
-            f"{statistics.mean(r['video_mbps']):.2f} | "
-            f"{statistics.mean(r['underflow_s']):.2f}, "
-            f"{max(r['underflow_s']):.2f} | {r['loss']:.2%} | "
-            f"{r['bulk_mbps']:.2f} |")
+            f"| {control} | {flows} | {len(runs)} | "
+            + span([statistics.mean(r["video_mbps"]) for r in runs],
+                   "{:.2f}") + " | "
+            + span([statistics.mean([t for t in r["transfer_s"]
+                                     if t is not None] or [float("nan")])
+                    for r in runs], "{:.1f}") + " | "
+            + span([statistics.mean(r["underflow_s"]) for r in runs],
+                   "{:.2f}") + ", "
+            + span([max(r["underflow_s"]) for r in runs], "{:.2f}") + " | "
+            + span([100 * r["loss"] for r in runs if r["loss"] is not None]
+                   or [float("nan")], "{:.2f}") + "% | "
+            + span([r["bulk_mbps"] for r in runs], "{:.2f}") + " | "
+            + span([r["bulk_run_mbps"] for r in runs], "{:.2f}") + " |")
+    png = os.path.join(TOP, "docs", "bench", "network-friendly-sec4.png")
+    plot(results, png)
     text = "\n".join([
         HEADING, "",
         f"`tests/netsim/friendly_experiment.py` ({time.strftime('%Y-%m-%d')}, "
-        f"TCP {args.cc} in both namespaces, {args.repeats} run(s) per cell): "
-        f"a {args.rate} Mbit/s bottleneck (10 ms each way, 100-packet "
+        f"TCP {args.cc} in both namespaces, {args.repeats} run(s) per cell; "
+        "ranges: the spread over the runs): "
+        f"a {args.rate:g} Mbit/s bottleneck (10 ms each way, 100-packet "
         "queue), five stored videos of 0.74 Mbit/s (3.6% of the link each, "
-        "as the paper's five 3.6 Mbit/s on 100 Mbit/s) for "
+        "as the paper's five 3.6 Mbit/s on 100 Mbit/s) of "
         f"{args.video_s:.0f} s after {args.lead_s:.0f} s of background, 5 s "
         "playout delay, a Poisson UDP flow at 10% of the link, N bulk TCP "
-        "flows (iperf3, the same direction). Underflow: frames that missed "
-        "their playout time, as seconds of video. The paper's orderings: "
-        "video throughput near the playback rate for network-friendly and "
-        "burst, far more for greedy; underflow near zero for "
-        "network-friendly and greedy, growing with N for burst; loss "
-        "burst < network-friendly < greedy; bulk throughput burst > "
-        "network-friendly > greedy.", ""] + rows + [""])
+        "flows (iperf3, the same direction). As the paper's, the figures "
+        "are taken while the videos are sent (from the receivers' start "
+        "to the last video's last frame; the last column: the bulk flows "
+        "over their whole run); video throughput: a video's bytes over its "
+        "transfer time; underflow: frames that missed their playout time, "
+        "as seconds of video. burst: the first burst scaled to the video's "
+        "size, its blocks and amount per RTT to its playback rate. The "
+        "paper's orderings: video throughput near the playback rate for "
+        "network-friendly and burst, far more for greedy; underflow near "
+        "zero for network-friendly and greedy, growing with N for burst; "
+        "loss burst < network-friendly < greedy; bulk throughput burst > "
+        "network-friendly > greedy.", ""] + rows +
+        ["", "![Fig. 6 on netsim](bench/network-friendly-sec4.png)", ""])
     path = os.path.join(TOP, "docs", "network-friendly.md")
     old = open(path).read()
     if HEADING in old:
         start = old.index(HEADING)
         nxt = old.find("\n## ", start + len(HEADING))
         old = old[:start] + (old[nxt + 1:] if nxt >= 0 else "")
-    marker = "## Not done yet"
+    marker = "## A live session's share"
     if marker in old:
         i = old.index(marker)
         new = old[:i] + text + "\n" + old[i:]
@@ -219,10 +335,11 @@ def main():
     ap.add_argument("--role")
     ap.add_argument("--control", default="greedy")
     ap.add_argument("--addr")
+    ap.add_argument("--mark-pid", type=int)
     ap.add_argument("--video-s", type=float, default=60)
     ap.add_argument("--lead-s", type=float, default=5)
     ap.add_argument("--rate", type=float, default=20)
-    ap.add_argument("--flows", type=int, nargs="+", default=[1, 3, 6])
+    ap.add_argument("--flows", type=int, nargs="+", default=[1, 4, 8])
     ap.add_argument("--controls", nargs="+",
                     default=["greedy", "burst", "network-friendly"])
     ap.add_argument("--cc", default="cubic")
