@@ -597,8 +597,7 @@ server_send_report (MtcpServer * server, ServerConn * sc, gint64 now)
   rep.total_retrans = sc->info.total_retrans;
   rep.lost = sc->info.lost;
   rep.bytes_acked = sc->info.bytes_acked;
-  rep.unsent_bytes =
-      mtcp_connection_unsent_bytes (sc->conn) + sc->info.notsent_bytes;
+  rep.unsent_bytes = server_conn_unsent_bytes (sc);
   if (mtcp_tcp_congestion_ignores_loss (sc->congestion))
     rep.flags |= MTCP_REPORT_RATE_IGNORES_LOSS;
   mtcp_connection_queue (sc->conn, mtcp_out_frame_new_report (&rep));

@@ -21,6 +21,18 @@ GST_DEBUG_CATEGORY (mtcp_server_path_debug);
  * flight: silent; all of them silent: the path is dark */
 #define DARK_MIN_US (G_USEC_PER_SEC)
 
+guint64
+server_conn_unsent_bytes (const ServerConn * sc)
+{
+  return mtcp_connection_unsent_bytes (sc->conn) + sc->info.notsent_bytes;
+}
+
+gboolean
+server_conn_backlogged (const ServerConn * sc)
+{
+  return server_conn_unsent_bytes (sc) > 0;
+}
+
 /* server->lock held. Feeds the session's bandwidth estimate with what its
  * connections delivered, their windows (TCP_INFO just read), what waits
  * here and how long the path's queue holds it; dark from @path. A
@@ -42,18 +54,21 @@ session_estimate (MtcpServer * server, ServerSession * sess,
     const MtcpTcpInfo *info = &sc->info;
 
     sample.bytes_acked += info->bytes_acked;
-    sample.waiting_bytes +=
-        mtcp_connection_unsent_bytes (sc->conn) + info->notsent_bytes;
+    sample.waiting_bytes += server_conn_unsent_bytes (sc);
     if (info->unacked > 0 && info->min_rtt_us > 0)
       queued_us = MIN (queued_us, (gint64) info->rtt_us - info->min_rtt_us);
-    if (mtcp_connection_unsent_bytes (sc->conn) + info->notsent_bytes > 0) {
+    if (server_conn_backlogged (sc)) {
       /* it has more than it sends: whatever holds it back (its window,
        * the receiver's), what it delivers is what it can; over a span, as
        * the kernel's sample is one flight's (on a short path a flight
-       * that a window opening let out is acknowledged in microseconds) */
+       * that a window opening let out is acknowledged in microseconds),
+       * if the span was backlogged all through: one partly idle (a
+       * keyframe after a thin stream) measured the stream, and the
+       * estimate cut the encoder to it every keyframe */
       guint64 rate = info->delivery_rate;
-      if (sc->drain.bytes_per_s > 0)
-        rate = MIN (rate, sc->drain.bytes_per_s);
+      guint64 drained = mtcp_drain_rate_of_backlog (&sc->drain);
+      if (drained > 0)
+        rate = MIN (rate, drained);
       sample.window_bps += rate * 8;
     } else if (info->rtt_us > 0) {
       /* idle: a window an RTT (the smaller of ours and the receiver's, a
@@ -111,7 +126,8 @@ server_session_measure_path (MtcpServer * server, ServerSession * sess)
 
     mtcp_tcp_info_read (mtcp_connection_get_socket (sc->conn), info);
     mtcp_drain_rate_note (&sc->drain, g_get_monotonic_time (),
-        info->bytes_acked, mtcp_transit_queue_stands (info));
+        info->bytes_acked, mtcp_transit_queue_stands (info),
+        server_conn_backlogged (sc));
     if (info->rtt_us > 0)
       path.capacity_bps += (guint64) info->snd_cwnd * info->snd_mss * 8 *
           G_USEC_PER_SEC / info->rtt_us;

@@ -297,6 +297,10 @@ void server_paths_value (MtcpServer * server, GValue * array);
 
 /* mtcpserverpath.c: reads TCP_INFO of every connection of @sess. */
 void server_session_measure_path (MtcpServer * server, ServerSession * sess);
+/* What @sc has not sent yet: its own queue and the socket's unsent bytes
+ * by the TCP_INFO last read; backlogged when that is not 0. */
+guint64 server_conn_unsent_bytes (const ServerConn * sc);
+gboolean server_conn_backlogged (const ServerConn * sc);
 
 /* mtcpserverdial.c. server_on_connect_failed: the I/O thread, no lock
  * held (it takes it). */

@@ -216,7 +216,7 @@ conn_ready (MtcpServer * server, ServerConn * sc)
             SILENT_REREAD_US : SILENT_CHECK_US)) {
       mtcp_tcp_info_read (mtcp_connection_get_socket (sc->conn), &sc->info);
       mtcp_drain_rate_note (&sc->drain, now, sc->info.bytes_acked,
-          mtcp_transit_queue_stands (&sc->info));
+          mtcp_transit_queue_stands (&sc->info), server_conn_backlogged (sc));
       sc->watch_read_us = now;
     }
     if (server_conn_note_silence (server, sc, now))

@@ -10,7 +10,7 @@
 
 void
 mtcp_drain_rate_note (MtcpDrainRate * drain, gint64 now_us,
-    guint64 bytes_acked, gboolean queue_stands)
+    guint64 bytes_acked, gboolean queue_stands, gboolean backlogged)
 {
   gint64 span = now_us - drain->span_start_us;
 
@@ -19,25 +19,35 @@ mtcp_drain_rate_note (MtcpDrainRate * drain, gint64 now_us,
     drain->span_start_us = now_us;
     drain->acked_at_start = bytes_acked;
     drain->span_queued = queue_stands;
+    drain->span_backlogged = backlogged;
     return;
   }
   drain->span_queued &= queue_stands;
+  drain->span_backlogged &= backlogged;
   if (span < MTCP_DRAIN_SPAN_US)
     return;
   if (bytes_acked > drain->acked_at_start) {
     drain->path_limited = drain->span_queued;
+    drain->backlogged = drain->span_backlogged;
     drain->bytes_per_s = (bytes_acked - drain->acked_at_start) *
         G_USEC_PER_SEC / span;
   }
   drain->span_start_us = now_us;
   drain->acked_at_start = bytes_acked;
   drain->span_queued = queue_stands;
+  drain->span_backlogged = backlogged;
 }
 
 guint64
 mtcp_drain_rate_of_path (const MtcpDrainRate * drain)
 {
   return drain->path_limited ? drain->bytes_per_s : 0;
+}
+
+guint64
+mtcp_drain_rate_of_backlog (const MtcpDrainRate * drain)
+{
+  return drain->backlogged ? drain->bytes_per_s : 0;
 }
 
 void
@@ -47,8 +57,10 @@ mtcp_drain_rate_restart (MtcpDrainRate * drain, gint64 now_us,
   drain->span_start_us = now_us;
   drain->acked_at_start = bytes_acked;
   drain->span_queued = TRUE;
+  drain->span_backlogged = TRUE;
   drain->bytes_per_s = 0;
   drain->path_limited = FALSE;
+  drain->backlogged = FALSE;
 }
 
 static gint64

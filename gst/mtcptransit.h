@@ -40,18 +40,29 @@ typedef struct {
                                  * measured it: the path's rate, not the
                                  * stream's (a keyframe's queue that formed
                                  * and emptied again leaves the link idle) */
+  gboolean span_backlogged;     /* unsent data at every note of this span */
+  gboolean backlogged;          /* and all through the span that measured
+                                 * bytes_per_s: the most the connection
+                                 * could deliver, not the stream's rate */
 } MtcpDrainRate;
 
 /* At @now_us (monotonic) the connection had @bytes_acked acknowledged in
- * all, and a queue stood (mtcp_transit_queue_stands) or not. A span
- * without any ACK (the path dark) leaves the last rate: it is a pause, not
- * a rate. */
+ * all, a queue stood in the path (mtcp_transit_queue_stands) or not, and
+ * data waited unsent in its socket (@backlogged) or not. A span without
+ * any ACK (the path dark) leaves the last rate: it is a pause, not a
+ * rate. */
 void mtcp_drain_rate_note (MtcpDrainRate * drain, gint64 now_us,
-    guint64 bytes_acked, gboolean queue_stands);
+    guint64 bytes_acked, gboolean queue_stands, gboolean backlogged);
 
 /* What drains a standing queue: the last rate if a queue stood all
  * through its span, else 0 (not known). */
 guint64 mtcp_drain_rate_of_path (const MtcpDrainRate * drain);
+
+/* What the connection delivers while it has more than it sends: the last
+ * rate if data waited unsent all through its span, else 0 (not known: a
+ * span that was partly idle, as a keyframe's burst after a thin stream,
+ * measured the stream). */
+guint64 mtcp_drain_rate_of_backlog (const MtcpDrainRate * drain);
 
 /* The path was dark and is heard again: what it drained before says
  * nothing of what it drains now (the rate was the stream's, or the

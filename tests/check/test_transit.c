@@ -98,28 +98,28 @@ GST_START_TEST (test_drain_rate_spans)
   guint64 acked = 1000000;
   guint i;
 
-  mtcp_drain_rate_note (&d, now, acked, TRUE);
+  mtcp_drain_rate_note (&d, now, acked, TRUE, FALSE);
   fail_unless_equals_uint64 (d.bytes_per_s, 0);
   /* 5 kB every 100 ms: 50 kB/s once a span is over */
   for (i = 0; i < 2; i++) {
     now += 100 * MS;
     acked += 5000;
-    mtcp_drain_rate_note (&d, now, acked, TRUE);
+    mtcp_drain_rate_note (&d, now, acked, TRUE, FALSE);
   }
   fail_unless_equals_uint64 (d.bytes_per_s, 0);
   now += 100 * MS;
   acked += 5000;
-  mtcp_drain_rate_note (&d, now, acked, TRUE);
+  mtcp_drain_rate_note (&d, now, acked, TRUE, FALSE);
   fail_unless_equals_uint64 (d.bytes_per_s, 50000);
   /* a dark span is a pause, not a rate */
   now += 300 * MS;
-  mtcp_drain_rate_note (&d, now, acked, TRUE);
+  mtcp_drain_rate_note (&d, now, acked, TRUE, FALSE);
   fail_unless_equals_uint64 (d.bytes_per_s, 50000);
   /* the path slowed: 1 kB every 100 ms */
   for (i = 0; i < 3; i++) {
     now += 100 * MS;
     acked += 1000;
-    mtcp_drain_rate_note (&d, now, acked, TRUE);
+    mtcp_drain_rate_note (&d, now, acked, TRUE, FALSE);
   }
   fail_unless_equals_uint64 (d.bytes_per_s, 10000);
   /* heard again after a silence: unknown until a span is over */
@@ -127,12 +127,37 @@ GST_START_TEST (test_drain_rate_spans)
   fail_unless_equals_uint64 (d.bytes_per_s, 0);
   now += 300 * MS;
   acked += 30000;
-  mtcp_drain_rate_note (&d, now, acked, TRUE);
+  mtcp_drain_rate_note (&d, now, acked, TRUE, FALSE);
   fail_unless_equals_uint64 (d.bytes_per_s, 100000);
   /* a counter that went back starts a new span */
-  mtcp_drain_rate_note (&d, now + 300 * MS, 10, TRUE);
+  mtcp_drain_rate_note (&d, now + 300 * MS, 10, TRUE, FALSE);
   fail_unless_equals_uint64 (d.bytes_per_s, 100000);
   fail_unless_equals_uint64 (d.acked_at_start, 10);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_a_keyframe_after_idle_is_not_what_it_can_deliver)
+{
+  /* a 0.6 Mbit/s stream (75 kB/s) whose keyframe waits unsent for 130 ms
+   * of a 250 ms span: what that span acknowledged is the stream's rate,
+   * not what the connection could deliver; a span with data unsent at
+   * every note (a receiver that reads slowly) is */
+  MtcpDrainRate d = { 0, };
+  gint64 now = 1000 * G_USEC_PER_SEC;
+
+  mtcp_drain_rate_note (&d, now, 0, FALSE, FALSE);
+  mtcp_drain_rate_note (&d, now + 120 * MS, 9000, FALSE, TRUE);
+  mtcp_drain_rate_note (&d, now + 250 * MS, 18750, FALSE, TRUE);
+  fail_unless_equals_uint64 (d.bytes_per_s, 75000);
+  fail_unless_equals_uint64 (mtcp_drain_rate_of_backlog (&d), 0);
+  mtcp_drain_rate_note (&d, now + 370 * MS, 22750, FALSE, TRUE);
+  mtcp_drain_rate_note (&d, now + 500 * MS, 26750, FALSE, TRUE);
+  fail_unless_equals_uint64 (d.bytes_per_s, 32000);
+  fail_unless_equals_uint64 (mtcp_drain_rate_of_backlog (&d), 32000);
+  /* heard again after a silence: not known until a backlogged span */
+  mtcp_drain_rate_restart (&d, now + 500 * MS, 26750);
+  fail_unless_equals_uint64 (mtcp_drain_rate_of_backlog (&d), 0);
 }
 
 GST_END_TEST;
@@ -177,16 +202,16 @@ GST_START_TEST (test_a_keyframes_queue_is_not_the_paths_rate)
   MtcpDrainRate d = { 0, };
   gint64 now = 1000 * G_USEC_PER_SEC;
 
-  mtcp_drain_rate_note (&d, now, 0, FALSE);
-  mtcp_drain_rate_note (&d, now + 100 * MS, 50000, TRUE);
-  mtcp_drain_rate_note (&d, now + 250 * MS, 125000, TRUE);
+  mtcp_drain_rate_note (&d, now, 0, FALSE, FALSE);
+  mtcp_drain_rate_note (&d, now + 100 * MS, 50000, TRUE, FALSE);
+  mtcp_drain_rate_note (&d, now + 250 * MS, 125000, TRUE, FALSE);
   fail_unless_equals_uint64 (d.bytes_per_s, 500000);
   fail_unless_equals_uint64 (mtcp_drain_rate_of_path (&d), 0);
   fail_unless_equals_int64 (mtcp_transit_us (&info, 0,
           mtcp_drain_rate_of_path (&d), 0), 130 * MS);
   /* a span with a queue all through it is the path's */
-  mtcp_drain_rate_note (&d, now + 400 * MS, 200000, TRUE);
-  mtcp_drain_rate_note (&d, now + 500 * MS, 250000, TRUE);
+  mtcp_drain_rate_note (&d, now + 400 * MS, 200000, TRUE, FALSE);
+  mtcp_drain_rate_note (&d, now + 500 * MS, 250000, TRUE, FALSE);
   fail_unless_equals_uint64 (mtcp_drain_rate_of_path (&d), 500000);
   fail_unless (mtcp_transit_us (&info, 0, mtcp_drain_rate_of_path (&d),
           0) > 300 * MS);
@@ -206,19 +231,19 @@ GST_START_TEST (test_loss_recovery_is_not_a_held_queue)
   gint64 now = 1000 * G_USEC_PER_SEC;
 
   fail_unless (mtcp_transit_queue_stands (&info));
-  mtcp_drain_rate_note (&d, now, 0, TRUE);
+  mtcp_drain_rate_note (&d, now, 0, TRUE, FALSE);
   fail_if (mtcp_transit_queue_held (&info, &d));
   fail_if (mtcp_transit_arrives_late (600 * MS, 500 * MS, 1200 * MS,
           mtcp_transit_queue_held (&info, &d)));
   fail_unless (mtcp_transit_arrives_late (600 * MS, 500 * MS, 1200 * MS,
           TRUE));
   /* recovered before the span was over: the span does not count */
-  mtcp_drain_rate_note (&d, now + 100 * MS, 20000, FALSE);
-  mtcp_drain_rate_note (&d, now + 260 * MS, 60000, TRUE);
+  mtcp_drain_rate_note (&d, now + 100 * MS, 20000, FALSE, FALSE);
+  mtcp_drain_rate_note (&d, now + 260 * MS, 60000, TRUE, FALSE);
   fail_if (mtcp_transit_queue_held (&info, &d));
   /* a queue at every note of a whole span: held */
-  mtcp_drain_rate_note (&d, now + 400 * MS, 80000, TRUE);
-  mtcp_drain_rate_note (&d, now + 520 * MS, 100000, TRUE);
+  mtcp_drain_rate_note (&d, now + 400 * MS, 80000, TRUE, FALSE);
+  mtcp_drain_rate_note (&d, now + 520 * MS, 100000, TRUE, FALSE);
   fail_unless (mtcp_transit_queue_held (&info, &d));
   /* and not once the RTT came down */
   info.rtt_us = 300 * MS;
@@ -266,6 +291,7 @@ transit_suite (void)
   tcase_add_test (tc, test_slowed_path_counts_the_flight);
   tcase_add_test (tc, test_after_silence_the_flight_still_counts);
   tcase_add_test (tc, test_drain_rate_spans);
+  tcase_add_test (tc, test_a_keyframe_after_idle_is_not_what_it_can_deliver);
   tcase_add_test (tc, test_arrives_late_keeps_a_third_to_spare);
   tcase_add_test (tc, test_a_keyframes_queue_is_not_the_paths_rate);
   tcase_add_test (tc, test_loss_recovery_is_not_a_held_queue);
