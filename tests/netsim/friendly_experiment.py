@@ -20,7 +20,7 @@ over: from the receivers' start to the last video's last frame (netsim's
 marks for the loss, iperf3's intervals for the bulk flows).
 
     /usr/bin/python3 tests/netsim/friendly_experiment.py [--build DIR]
-        [--flows 1 4 8] [--cc cubic] [--repeats 1]
+        [--flows 1 4 8] [--cc cubic] [--repeats 1] [--add]
 
 Writes results/friendly/*.json, docs/bench/network-friendly-sec4.png and
 docs/network-friendly.md's "Measured" section. One process holds the five
@@ -294,7 +294,7 @@ def write_doc(results, args):
     text = "\n".join([
         HEADING, "",
         f"`tests/netsim/friendly_experiment.py` ({time.strftime('%Y-%m-%d')}, "
-        f"TCP {args.cc} in both namespaces, {args.repeats} run(s) per cell; "
+        f"TCP {args.cc} in both namespaces, the runs per cell in the table; "
         "ranges: the spread over the runs): "
         f"a {args.rate:g} Mbit/s bottleneck (10 ms each way, 100-packet "
         "queue), five stored videos of 0.74 Mbit/s (3.6% of the link each, "
@@ -345,12 +345,18 @@ def main():
     ap.add_argument("--cc", default="cubic")
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--build", default=os.path.join(TOP, "build"))
+    ap.add_argument("--add", action="store_true",
+                    help="add these runs to results/friendly/results.json "
+                    "(another N, more repeats) and write the table of all")
     args = ap.parse_args()
     if args.role:
         return peer(args)
     out_dir = os.path.join(TOP, "results", "friendly")
     os.makedirs(out_dir, exist_ok=True)
     results = []
+    if args.add and os.path.exists(os.path.join(out_dir, "results.json")):
+        with open(os.path.join(out_dir, "results.json")) as f:
+            results = json.load(f)
     for flows in args.flows:
         for rep in range(args.repeats):
             for control in args.controls:
