@@ -62,11 +62,15 @@ session_estimate (MtcpServer * server, ServerSession * sess,
        * the receiver's), what it delivers is what it can; over a span, as
        * the kernel's sample is one flight's (on a short path a flight
        * that a window opening let out is acknowledged in microseconds),
-       * if the span was backlogged all through: one partly idle (a
-       * keyframe after a thin stream) measured the stream, and the
-       * estimate cut the encoder to it every keyframe */
+       * if the span was backlogged all through or the receiver's window
+       * is what holds it back: a span partly idle otherwise (a keyframe
+       * after a thin stream) measured the stream, and the estimate cut
+       * the encoder to it every keyframe */
       guint64 rate = info->delivery_rate;
       guint64 drained = mtcp_drain_rate_of_backlog (&sc->drain);
+      if (drained == 0 && info->snd_wnd > 0 &&
+          (guint64) info->snd_wnd < (guint64) info->snd_cwnd * info->snd_mss)
+        drained = sc->drain.bytes_per_s;
       if (drained > 0)
         rate = MIN (rate, drained);
       sample.window_bps += rate * 8;
