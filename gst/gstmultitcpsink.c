@@ -606,16 +606,108 @@ on_server_warning (const gchar * message, gpointer user_data)
           "closed"), ("%s", message));
 }
 
+/* What looking for the encoder found, to tell once no lock is held. */
+typedef struct {
+  gboolean missing;             /* no encoder whose bitrate we can set */
+  gboolean no_max;              /* one on "auto" and no max-bitrate */
+} EncoderSearch;
+
+/* control_lock held. The first time: the encoder upstream and its
+ * controller, which starts the stream at min-bitrate, as after an outage
+ * (nothing is known of the path yet: a stream that started at the most
+ * and met a path that carries a quarter of it was late for its first
+ * seconds, docs/experiments/bitrate.md); it climbs with the estimates.
+ * TRUE with *@bps when the encoder is to be set now. */
+static gboolean
+find_encoder_locked (GstMultiTcpSink * self, guint min_bps, guint max_bps,
+    EncoderSearch * search, guint64 * bps)
+{
+  guint64 now_bps;
+  MtcpBitrateBounds bounds;
+
+  if (self->encoder_looked_for)
+    return FALSE;
+  self->encoder_looked_for = TRUE;
+  self->encoder = mtcp_encoder_find (GST_BASE_SINK_PAD (self));
+  search->missing = self->encoder == NULL;
+  if (self->encoder == NULL)
+    return FALSE;
+  now_bps = mtcp_encoder_get_bps (self->encoder);
+  if (max_bps == 0 && now_bps == 0) {
+    /* an encoder on "auto" (0) says nothing of the most to give it */
+    g_clear_pointer (&self->encoder, mtcp_encoder_free);
+    search->no_max = TRUE;
+    return FALSE;
+  }
+  bounds.min_bps = min_bps;
+  bounds.max_bps = max_bps ? max_bps : now_bps;
+  self->bitrate = mtcp_bitrate_control_new (&bounds, bounds.min_bps);
+  GST_INFO_OBJECT (self, "bitrate-control: %s, %" G_GUINT64_FORMAT "-%"
+      G_GUINT64_FORMAT " bit/s, starting at the least", mtcp_encoder_describe
+      (self->encoder), bounds.min_bps, bounds.max_bps);
+  *bps = mtcp_bitrate_control_bps (self->bitrate);
+  return *bps != now_bps;
+}
+
+/* No lock held: what find_encoder_locked found wrong. */
+static void
+warn_encoder_search (GstMultiTcpSink * self, const EncoderSearch * search)
+{
+  if (search->missing)
+    GST_ELEMENT_WARNING (self, STREAM, ENCODE, ("bitrate-control=encoder, "
+            "but there is no video encoder upstream whose bitrate multitcpsink "
+            "knows how to set"), ("looked for an element classed Codec/"
+            "Encoder/Video with a bitrate or target-bitrate property"));
+  if (search->no_max)
+    GST_ELEMENT_WARNING (self, STREAM, ENCODE, ("bitrate-control=encoder, "
+            "but the encoder upstream has no bitrate of its own to start "
+            "from: set max-bitrate"), (NULL));
+}
+
+/* From the streaming thread at the first buffer, no lock held: with
+ * bitrate-control=encoder the stream starts low before any receiver
+ * comes, not at the most while the first estimate is measured. */
+static void
+start_encoder_control (GstMultiTcpSink * self)
+{
+  EncoderSearch search = { FALSE, FALSE };
+  MtcpEncoder *set_on = NULL;
+  guint min_bps, max_bps;
+  guint64 bps = 0;
+  gboolean control;
+
+  g_atomic_int_set (&self->encoder_started, TRUE);
+  GST_OBJECT_LOCK (self);
+  control = self->bitrate_control == GST_MULTI_TCP_BITRATE_CONTROL_ENCODER;
+  min_bps = self->min_bitrate;
+  max_bps = self->max_bitrate;
+  GST_OBJECT_UNLOCK (self);
+  if (!control)
+    return;
+  g_mutex_lock (&self->control_lock);
+  if (find_encoder_locked (self, min_bps, max_bps, &search, &bps))
+    set_on = self->encoder;
+  /* the encoder lives until stop, which runs after the streaming thread */
+  g_mutex_unlock (&self->control_lock);
+  warn_encoder_search (self, &search);
+  if (set_on) {
+    GST_INFO_OBJECT (self, "encoder bitrate %" G_GUINT64_FORMAT " bit/s "
+        "until the first estimate", bps);
+    mtcp_encoder_set_bps (set_on, bps);
+  }
+}
+
 /* From the I/O thread, no lock of the server held: bitrate-control=encoder
  * follows the weakest receiver's estimate, and asks for a keyframe when a
  * receiver had to skip. */
 static void
 control_encoder (GstMultiTcpSink * self, MtcpServer * server)
 {
-  guint64 weakest, skips, bps;
+  guint64 weakest, skips, bps = 0;
   gboolean limited;
   gint64 now = g_get_monotonic_time ();
-  gboolean missing = FALSE, no_max = FALSE, keyframe = FALSE;
+  gboolean keyframe = FALSE;
+  EncoderSearch search = { FALSE, FALSE };
   MtcpEncoder *set_on = NULL;
   guint min_bps, max_bps;
   gboolean strongest;
@@ -628,26 +720,8 @@ control_encoder (GstMultiTcpSink * self, MtcpServer * server)
   mtcp_server_get_estimate (server, strongest, &weakest, &limited, &skips);
 
   g_mutex_lock (&self->control_lock);
-  if (!self->encoder_looked_for) {
-    self->encoder_looked_for = TRUE;
-    self->encoder = mtcp_encoder_find (GST_BASE_SINK_PAD (self));
-    missing = self->encoder == NULL;
-    if (self->encoder && max_bps == 0 &&
-        mtcp_encoder_get_bps (self->encoder) == 0) {
-      /* an encoder on "auto" (0) says nothing of the most to give it */
-      g_clear_pointer (&self->encoder, mtcp_encoder_free);
-      no_max = TRUE;
-    }
-    if (self->encoder) {
-      guint64 now_bps = mtcp_encoder_get_bps (self->encoder);
-      MtcpBitrateBounds bounds = { min_bps, max_bps ? max_bps : now_bps };
-      self->bitrate = mtcp_bitrate_control_new (&bounds, now_bps ? now_bps :
-          bounds.max_bps);
-      GST_INFO_OBJECT (self, "bitrate-control: %s, %" G_GUINT64_FORMAT
-          "-%" G_GUINT64_FORMAT " bit/s", mtcp_encoder_describe
-          (self->encoder), bounds.min_bps, bounds.max_bps);
-    }
-  }
+  if (find_encoder_locked (self, min_bps, max_bps, &search, &bps))
+    set_on = self->encoder;
   if (self->bitrate && mtcp_bitrate_control_update (self->bitrate, now,
           weakest, limited, &bps))
     set_on = self->encoder;
@@ -661,15 +735,7 @@ control_encoder (GstMultiTcpSink * self, MtcpServer * server)
   /* the encoder lives until stop, which runs after this thread ended */
   g_mutex_unlock (&self->control_lock);
 
-  if (missing)
-    GST_ELEMENT_WARNING (self, STREAM, ENCODE, ("bitrate-control=encoder, "
-            "but there is no video encoder upstream whose bitrate multitcpsink "
-            "knows how to set"), ("looked for an element classed Codec/"
-            "Encoder/Video with a bitrate or target-bitrate property"));
-  if (no_max)
-    GST_ELEMENT_WARNING (self, STREAM, ENCODE, ("bitrate-control=encoder, "
-            "but the encoder upstream has no bitrate of its own to start "
-            "from: set max-bitrate"), (NULL));
+  warn_encoder_search (self, &search);
   if (set_on) {
     GST_INFO_OBJECT (self, "encoder bitrate %" G_GUINT64_FORMAT " bit/s "
         "(the %s receiver's estimate %" G_GUINT64_FORMAT ")", bps,
@@ -871,6 +937,7 @@ gst_multi_tcp_sink_stop (GstBaseSink * bsink)
   g_clear_pointer (&self->encoder, mtcp_encoder_free);
   g_clear_pointer (&self->bitrate, mtcp_bitrate_control_free);
   self->encoder_looked_for = FALSE;
+  g_atomic_int_set (&self->encoder_started, FALSE);
   self->skips_seen = 0;
   g_mutex_unlock (&self->control_lock);
   return TRUE;
@@ -927,6 +994,8 @@ gst_multi_tcp_sink_render (GstBaseSink * bsink, GstBuffer * buf)
   GST_OBJECT_LOCK (self);
   wait = self->wait_for_connection;
   GST_OBJECT_UNLOCK (self);
+  if (G_UNLIKELY (!g_atomic_int_get (&self->encoder_started)))
+    start_encoder_control (self);
   if (wait && !mtcp_server_wait_receiver (self->server))
     return GST_FLOW_FLUSHING;
   /* MPEG-TS marks no delta units: joiners and skips would start mid-GOP */

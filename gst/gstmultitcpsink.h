@@ -86,6 +86,7 @@ struct _GstMultiTcpSink {
   MtcpEncoder *encoder;
   MtcpBitrateControl *bitrate;
   gboolean encoder_looked_for;
+  gint encoder_started;         /* atomic: the first buffer looked for it */
   guint64 skips_seen;
   gint64 keyframe_asked_us;
 };
