@@ -1308,8 +1308,9 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
    */
   g_object_class_install_property (gobject_class, PROP_MIN_BITRATE,
       g_param_spec_uint ("min-bitrate", "Min bitrate",
-          "bitrate-control=encoder: the least bitrate set (bits/s), also "
-          "while the path is dark", 1, G_MAXUINT, DEFAULT_MIN_BITRATE,
+          "bitrate-control=encoder: the least bitrate set (bits/s), and the "
+          "one the stream starts at and comes back at after the path was "
+          "dark", 1, G_MAXUINT, DEFAULT_MIN_BITRATE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   /**
    * GstMultiTcpSink:max-bitrate:
@@ -1319,7 +1320,7 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
   g_object_class_install_property (gobject_class, PROP_MAX_BITRATE,
       g_param_spec_uint ("max-bitrate", "Max bitrate",
           "bitrate-control=encoder: the most bitrate set (bits/s); 0 = the "
-          "encoder's own bitrate when the first receiver came", 0, G_MAXUINT,
+          "encoder's own bitrate at the first buffer", 0, G_MAXUINT,
           DEFAULT_MAX_BITRATE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   /**
    * GstMultiTcpSink:max-frame-size:
