@@ -231,6 +231,7 @@ gst_multi_tcp_sink_init (GstMultiTcpSink * self)
   self->max_bitrate = DEFAULT_MAX_BITRATE;
   self->upstream_live = -1;
   g_mutex_init (&self->control_lock);
+  g_mutex_init (&self->set_lock);
 }
 
 static void
@@ -248,6 +249,7 @@ gst_multi_tcp_sink_finalize (GObject * object)
   g_free (self->tls_key_file);
   g_free (self->congestion_control);
   g_mutex_clear (&self->control_lock);
+  g_mutex_clear (&self->set_lock);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -613,14 +615,16 @@ typedef struct {
 } EncoderSearch;
 
 /* control_lock held. The first time: the encoder upstream and its
- * controller, which starts the stream at min-bitrate, as after an outage
- * (nothing is known of the path yet: a stream that started at the most
- * and met a path that carries a quarter of it was late for its first
- * seconds, docs/experiments/bitrate.md); it climbs with the estimates.
- * TRUE with *@bps when the encoder is to be set now. */
+ * controller, which starts the stream at min-bitrate (@at_least) as after
+ * an outage when the sink looks at the first buffer (nothing is known of
+ * the path yet: a stream that started at the most and met a path that
+ * carries a quarter of it was late for its first seconds, docs/
+ * experiments/bitrate.md), or at the encoder's own bitrate when
+ * bitrate-control was switched on later; it climbs with the estimates.
+ * TRUE when the encoder is to be set now. */
 static gboolean
 find_encoder_locked (GstMultiTcpSink * self, guint min_bps, guint max_bps,
-    EncoderSearch * search, guint64 * bps)
+    gboolean at_least, EncoderSearch * search)
 {
   guint64 now_bps;
   MtcpBitrateBounds bounds;
@@ -641,12 +645,37 @@ find_encoder_locked (GstMultiTcpSink * self, guint min_bps, guint max_bps,
   }
   bounds.min_bps = min_bps;
   bounds.max_bps = max_bps ? max_bps : now_bps;
-  self->bitrate = mtcp_bitrate_control_new (&bounds, bounds.min_bps);
+  self->bitrate = mtcp_bitrate_control_new (&bounds, at_least ?
+      bounds.min_bps : now_bps);
   GST_INFO_OBJECT (self, "bitrate-control: %s, %" G_GUINT64_FORMAT "-%"
-      G_GUINT64_FORMAT " bit/s, starting at the least", mtcp_encoder_describe
-      (self->encoder), bounds.min_bps, bounds.max_bps);
-  *bps = mtcp_bitrate_control_bps (self->bitrate);
-  return *bps != now_bps;
+      G_GUINT64_FORMAT " bit/s, starting at %" G_GUINT64_FORMAT " bit/s",
+      mtcp_encoder_describe (self->encoder), bounds.min_bps, bounds.max_bps,
+      mtcp_bitrate_control_bps (self->bitrate));
+  return mtcp_bitrate_control_bps (self->bitrate) != now_bps;
+}
+
+/* No lock held: gives the encoder the controller's bitrate as it is now,
+ * under set_lock, so that of two threads' sets the last carries the last
+ * decision. */
+static void
+apply_encoder_bitrate (GstMultiTcpSink * self)
+{
+  MtcpEncoder *encoder;
+  guint64 bps = 0;
+
+  g_mutex_lock (&self->set_lock);
+  g_mutex_lock (&self->control_lock);
+  /* the encoder lives until stop, which runs after both threads ended */
+  encoder = self->encoder;
+  if (self->bitrate)
+    bps = mtcp_bitrate_control_bps (self->bitrate);
+  g_mutex_unlock (&self->control_lock);
+  if (encoder && bps) {
+    GST_INFO_OBJECT (self, "encoder bitrate %" G_GUINT64_FORMAT " bit/s",
+        bps);
+    mtcp_encoder_set_bps (encoder, bps);
+  }
+  g_mutex_unlock (&self->set_lock);
 }
 
 /* No lock held: what find_encoder_locked found wrong. */
@@ -671,10 +700,8 @@ static void
 start_encoder_control (GstMultiTcpSink * self)
 {
   EncoderSearch search = { FALSE, FALSE };
-  MtcpEncoder *set_on = NULL;
   guint min_bps, max_bps;
-  guint64 bps = 0;
-  gboolean control;
+  gboolean control, set;
 
   g_atomic_int_set (&self->encoder_started, TRUE);
   GST_OBJECT_LOCK (self);
@@ -685,16 +712,11 @@ start_encoder_control (GstMultiTcpSink * self)
   if (!control)
     return;
   g_mutex_lock (&self->control_lock);
-  if (find_encoder_locked (self, min_bps, max_bps, &search, &bps))
-    set_on = self->encoder;
-  /* the encoder lives until stop, which runs after the streaming thread */
+  set = find_encoder_locked (self, min_bps, max_bps, TRUE, &search);
   g_mutex_unlock (&self->control_lock);
   warn_encoder_search (self, &search);
-  if (set_on) {
-    GST_INFO_OBJECT (self, "encoder bitrate %" G_GUINT64_FORMAT " bit/s "
-        "until the first estimate", bps);
-    mtcp_encoder_set_bps (set_on, bps);
-  }
+  if (set)
+    apply_encoder_bitrate (self);
 }
 
 /* From the I/O thread, no lock of the server held: bitrate-control=encoder
@@ -703,12 +725,11 @@ start_encoder_control (GstMultiTcpSink * self)
 static void
 control_encoder (GstMultiTcpSink * self, MtcpServer * server)
 {
-  guint64 weakest, skips, bps = 0;
+  guint64 weakest, skips, bps;
   gboolean limited;
   gint64 now = g_get_monotonic_time ();
-  gboolean keyframe = FALSE;
+  gboolean keyframe = FALSE, set = FALSE;
   EncoderSearch search = { FALSE, FALSE };
-  MtcpEncoder *set_on = NULL;
   guint min_bps, max_bps;
   gboolean strongest;
 
@@ -720,11 +741,11 @@ control_encoder (GstMultiTcpSink * self, MtcpServer * server)
   mtcp_server_get_estimate (server, strongest, &weakest, &limited, &skips);
 
   g_mutex_lock (&self->control_lock);
-  if (find_encoder_locked (self, min_bps, max_bps, &search, &bps))
-    set_on = self->encoder;
+  if (find_encoder_locked (self, min_bps, max_bps, FALSE, &search))
+    set = TRUE;
   if (self->bitrate && mtcp_bitrate_control_update (self->bitrate, now,
           weakest, limited, &bps))
-    set_on = self->encoder;
+    set = TRUE;
   /* following the strongest, the others' skips are theirs to live with */
   if (self->encoder && !strongest && skips > self->skips_seen &&
       now - self->keyframe_asked_us >= KEYFRAME_REQUEST_GAP_US) {
@@ -732,15 +753,13 @@ control_encoder (GstMultiTcpSink * self, MtcpServer * server)
     keyframe = TRUE;
   }
   self->skips_seen = MAX (self->skips_seen, skips);
-  /* the encoder lives until stop, which runs after this thread ended */
   g_mutex_unlock (&self->control_lock);
 
   warn_encoder_search (self, &search);
-  if (set_on) {
-    GST_INFO_OBJECT (self, "encoder bitrate %" G_GUINT64_FORMAT " bit/s "
-        "(the %s receiver's estimate %" G_GUINT64_FORMAT ")", bps,
-        strongest ? "strongest" : "weakest", weakest);
-    mtcp_encoder_set_bps (set_on, bps);
+  if (set) {
+    GST_INFO_OBJECT (self, "the %s receiver's estimate %" G_GUINT64_FORMAT
+        " bit/s", strongest ? "strongest" : "weakest", weakest);
+    apply_encoder_bitrate (self);
   }
   if (keyframe)
     mtcp_encoder_request_keyframe (GST_BASE_SINK_PAD (self));

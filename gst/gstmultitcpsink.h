@@ -83,6 +83,10 @@ struct _GstMultiTcpSink {
   /* bitrate-control=encoder: the I/O thread's estimate callback drives it
    * (stop frees it once that thread is gone); stats read it */
   GMutex control_lock;
+  /* held around setting the encoder's bitrate (never with control_lock
+   * held across the set): the render and I/O threads' sets go in the
+   * order of the controller's decisions */
+  GMutex set_lock;
   MtcpEncoder *encoder;
   MtcpBitrateControl *bitrate;
   gboolean encoder_looked_for;

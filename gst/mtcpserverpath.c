@@ -68,8 +68,7 @@ session_estimate (MtcpServer * server, ServerSession * sess,
        * the encoder to it every keyframe */
       guint64 rate = info->delivery_rate;
       guint64 drained = mtcp_drain_rate_of_backlog (&sc->drain);
-      if (drained == 0 && info->snd_wnd > 0 &&
-          (guint64) info->snd_wnd < (guint64) info->snd_cwnd * info->snd_mss)
+      if (drained == 0 && mtcp_transit_receiver_window_full (info))
         drained = sc->drain.bytes_per_s;
       if (drained > 0)
         rate = MIN (rate, drained);

@@ -130,6 +130,14 @@ mtcp_transit_slow_start_bytes (const MtcpTcpInfo * info, gint64 within_us)
 }
 
 gboolean
+mtcp_transit_receiver_window_full (const MtcpTcpInfo * info)
+{
+  /* within a segment of it: the sender cannot send another */
+  return info->snd_wnd > 0 && (guint64) info->unacked * info->snd_mss +
+      info->snd_mss >= info->snd_wnd;
+}
+
+gboolean
 mtcp_transit_queue_stands (const MtcpTcpInfo * info)
 {
   return info->unacked > 0 && info->min_rtt_us > 0 &&

@@ -85,6 +85,11 @@ gint64 mtcp_transit_us (const MtcpTcpInfo * info, guint64 waiting,
 guint64 mtcp_transit_slow_start_bytes (const MtcpTcpInfo * info,
     gint64 within_us);
 
+/* The receiver's window is what holds the connection back: what is in
+ * flight fills the window it advertised (a receiver that reads slowly),
+ * by @info. */
+gboolean mtcp_transit_receiver_window_full (const MtcpTcpInfo * info);
+
 /* A queue stands in the path: data in flight and the smoothed RTT at
  * least twice the least. */
 gboolean mtcp_transit_queue_stands (const MtcpTcpInfo * info);

@@ -155,9 +155,33 @@ GST_START_TEST (test_a_keyframe_after_idle_is_not_what_it_can_deliver)
   mtcp_drain_rate_note (&d, now + 500 * MS, 26750, FALSE, TRUE);
   fail_unless_equals_uint64 (d.bytes_per_s, 32000);
   fail_unless_equals_uint64 (mtcp_drain_rate_of_backlog (&d), 32000);
-  /* heard again after a silence: not known until a backlogged span */
-  mtcp_drain_rate_restart (&d, now + 500 * MS, 26750);
+  /* a span idle at one note in its middle is not backlogged all through */
+  mtcp_drain_rate_note (&d, now + 620 * MS, 30750, FALSE, FALSE);
+  mtcp_drain_rate_note (&d, now + 750 * MS, 34750, FALSE, TRUE);
+  fail_unless_equals_uint64 (d.bytes_per_s, 32000);
   fail_unless_equals_uint64 (mtcp_drain_rate_of_backlog (&d), 0);
+  /* heard again after a silence: not known until a backlogged span */
+  mtcp_drain_rate_restart (&d, now + 750 * MS, 34750);
+  fail_unless_equals_uint64 (mtcp_drain_rate_of_backlog (&d), 0);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_receiver_window_full)
+{
+  /* a slow reader: 4 kB advertised, 3 segments of 1448 in flight */
+  MtcpTcpInfo info = info_of (60 * MS, 50 * MS, 3, 10, 100000);
+
+  info.snd_mss = 1448;
+  info.snd_wnd = 4096;
+  fail_unless (mtcp_transit_receiver_window_full (&info));
+  /* bbr's window is twice the path's, the receiver's larger still: a
+   * keyframe's flight of 3 segments does not fill it */
+  info.snd_wnd = 600000;
+  fail_unless (!mtcp_transit_receiver_window_full (&info));
+  /* nothing advertised known: not the receiver */
+  info.snd_wnd = 0;
+  fail_unless (!mtcp_transit_receiver_window_full (&info));
 }
 
 GST_END_TEST;
@@ -292,6 +316,7 @@ transit_suite (void)
   tcase_add_test (tc, test_after_silence_the_flight_still_counts);
   tcase_add_test (tc, test_drain_rate_spans);
   tcase_add_test (tc, test_a_keyframe_after_idle_is_not_what_it_can_deliver);
+  tcase_add_test (tc, test_receiver_window_full);
   tcase_add_test (tc, test_arrives_late_keeps_a_third_to_spare);
   tcase_add_test (tc, test_a_keyframes_queue_is_not_the_paths_rate);
   tcase_add_test (tc, test_loss_recovery_is_not_a_held_queue);
