@@ -848,6 +848,7 @@ gst_multi_tcp_sink_start (GstBaseSink * bsink)
   MtcpServerConfig config;
   GError *err = NULL;
   MtcpServer *server;
+  gdouble rate_scale;
 
   GST_OBJECT_LOCK (self);
   config.caller = self->mode == GST_MULTI_TCP_MODE_CALLER;
@@ -868,11 +869,11 @@ gst_multi_tcp_sink_start (GstBaseSink * bsink)
   mtcp_burst_params_default (&config.burst);
   /* a shortened experiment's video: the paper's amounts in proportion, the
    * first burst to the file's size, the blocks to its playback rate */
+  rate_scale = self->burst_rate_scale > 0 ? self->burst_rate_scale :
+      self->burst_scale;
   config.burst.first_bytes *= self->burst_scale;
-  config.burst.block_bytes *= self->burst_rate_scale > 0 ?
-      self->burst_rate_scale : self->burst_scale;
-  config.burst.per_rtt_bytes *= self->burst_rate_scale > 0 ?
-      self->burst_rate_scale : self->burst_scale;
+  config.burst.block_bytes *= rate_scale;
+  config.burst.per_rtt_bytes *= rate_scale;
   config.limits = limits_locked (self);
   config.notsent_lowat = self->notsent_lowat;
   config.congestion_control = g_strdup (self->congestion_control);

@@ -57,8 +57,7 @@ conn_send_room (ServerConn * sc)
   gint64 in_flight = (gint64) sc->info.unacked * sc->info.snd_mss;
   gint64 window = (gint64) sc->info.snd_cwnd * sc->info.snd_mss;
 
-  return window - in_flight - (gint64) mtcp_connection_unsent_bytes (sc->conn) -
-      sc->info.notsent_bytes;
+  return window - in_flight - (gint64) server_conn_unsent_bytes (sc);
 }
 
 /* Copies go where they arrive soonest: each to the active connection, not

@@ -94,16 +94,11 @@ def clairvoyant_mbps(trace, most_mbps, budget_s, start_s, end_s, dt=0.01):
     largest. Capacity as the trace gives it (IP bytes, headers not taken
     off), and what is made last may arrive up to a budget after the span:
     a bound from above. Mbit/s over the span."""
-    ends = [b for b, _ in trace["rate_series"][1:]] + [trace["period_ms"]]
     steps = int(round((end_s - start_s) / dt))
     shift = int(round(budget_s / dt))
-    cap, seg = [0.0], 0             # C on the grid from start_s
-    for i in range(steps + shift + 1):
-        t = start_s + i * dt
-        while seg < len(ends) - 1 and ends[seg] / 1000 <= t:
-            seg += 1
-        rate = trace["rate_series"][seg][1] if t < trace["period_ms"] / \
-            1000 else 0.0
+    cap = [0.0]                     # C on the grid from start_s
+    for rate in capacity_grid(trace, start_s, start_s + (steps + shift) * dt,
+                              dt):
         cap.append(cap[-1] + rate * dt)
     made, least = 0.0, 0.0          # least: min over s < t of R(s) - C(s)
     for i in range(1, steps + 1):
