@@ -9,11 +9,13 @@
 /* The receiver drives the session: applies the count and windows the
  * control policy (mtcpcontrol.c) decides, opening connections or
  * retiring them without loss (listening: asking the sink to dial, WANT);
- * replaces lost ones; and probes a dark path with a new connection a
- * second while every old one sits in TCP's backed-off retransmissions. */
+ * replaces lost ones; and probes a dark path with a new connection each
+ * half second while every old one sits in TCP's backed-off
+ * retransmissions. */
 
 #include "mtcpclientprivate.h"
 #include "mtcptcpinfo.h"
+#include "mtcptransit.h"
 
 #include <string.h>
 
@@ -21,9 +23,9 @@ GST_DEBUG_CATEGORY (mtcp_client_control_debug);
 #define GST_CAT_DEFAULT mtcp_client_control_debug
 
 /* every ready connection silent this long: probe the path with a new
- * connection, one each interval (the sink REPORTs every 400 ms at most) */
+ * connection, one each mtcp_transit_probe_interval_us (the sink REPORTs
+ * every 400 ms at most) */
 #define PROBE_AFTER_US (G_USEC_PER_SEC)
-#define PROBE_INTERVAL_US (G_USEC_PER_SEC)
 /* listener: the count the sink should dial is said again this often */
 #define WANT_REPEAT_US G_USEC_PER_SEC
 
@@ -455,16 +457,17 @@ client_controller_tick (MtcpClient * client, gint64 now)
 /* client->lock held. Every ready connection silent for PROBE_AFTER_US: the
  * path is (or was) dark. After an outage TCP's retransmission timers,
  * backed off during it, keep the old connections silent for seconds more;
- * a new connection every PROBE_INTERVAL_US, its SYN on a fresh timer, is
- * the first through when the path returns. The sink puts the stream on it
- * at once (the others are blocked), and the count goes back down by
- * retiring the silent ones. One probe at a time; one that got no answer
- * in PROBE_INTERVAL_US makes way for the next (not a failure). */
+ * a new connection every mtcp_transit_probe_interval_us, its SYN on a
+ * fresh timer, is the first through when the path returns. The sink puts
+ * the stream on it at once (the others are blocked), and the count goes
+ * back down by retiring the silent ones. One probe at a time; one that got
+ * no answer in that interval makes way for the next (not a failure). */
 void
 client_probe_dark_path (MtcpClient * client, gint64 now)
 {
   ClientConn *pending = NULL, *probe;
   guint ready = 0;
+  guint32 least_rtt = 0;
   GList *l;
 
   /* listening, the sink dials: its own new calls find the path back */
@@ -474,9 +477,14 @@ client_probe_dark_path (MtcpClient * client, gint64 now)
   for (l = client->conns; l; l = l->next) {
     ClientConn *cc = l->data;
     if (cc->state == CONN_READY) {
+      MtcpTcpInfo info;
       ready++;
       if (client_conn_silence (cc, now) <= PROBE_AFTER_US)
         return;                 /* the path works */
+      if (mtcp_tcp_info_read (mtcp_connection_get_socket (cc->conn), &info)
+          && info.min_rtt_us > 0 && (least_rtt == 0 ||
+              info.min_rtt_us < least_rtt))
+        least_rtt = info.min_rtt_us;
     } else if (cc->state == CONN_CONNECTING || cc->state == CONN_HANDSHAKE) {
       if (!cc->probe || cc->state == CONN_HANDSHAKE)
         return;                 /* one on its way already */
@@ -488,7 +496,7 @@ client_probe_dark_path (MtcpClient * client, gint64 now)
   if (pending)
     client_close_conn (client, pending, "outage probe: no answer yet");
   probe = client_open_connection (client);
-  client->next_probe_us = now + PROBE_INTERVAL_US;
+  client->next_probe_us = now + mtcp_transit_probe_interval_us (least_rtt);
   if (probe == NULL)
     return;
   probe->probe = TRUE;

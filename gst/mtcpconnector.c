@@ -27,13 +27,32 @@ GST_DEBUG_CATEGORY_STATIC (mtcp_connector_debug);
 /* connections taken per wake-up of the listener: a flood waits its turn */
 #define ACCEPTS_PER_DISPATCH 64
 
+/* An unanswered dial sends a fresh SYN on a new socket this often: the
+ * kernel retries a SYN after 1, 3 and 7 s, so a path that comes back after
+ * an outage would otherwise wait seconds for the next try. The older
+ * attempts stay open (an answer may be on its way), the oldest closed
+ * beyond DIAL_ATTEMPTS; the first to connect is the dial's. */
+#define DIAL_RESEND_MS 500
+#define DIAL_ATTEMPTS 4
+
+typedef struct _Dial Dial;
+
 typedef struct {
-  MtcpConnector *connector;
+  Dial *dial;
   GSocket *socket;
-  guint uplink;
   GSource *watch;
+  guint64 syn;                  /* its number in the dial */
+} DialAttempt;
+
+struct _Dial {
+  MtcpConnector *connector;
+  guint uplink;
+  DialAttempt *attempts[DIAL_ATTEMPTS]; /* oldest first */
+  guint n_attempts;
   GSource *timeout;
-} Dial;
+  GSource *resend;
+  guint64 syns;                 /* attempts made */
+};
 
 /* Where a dial goes out from. */
 typedef struct {
@@ -59,6 +78,7 @@ struct _MtcpConnector {
   GSource *rest_source;
   guint backoff_ms;
   GList *dials;                 /* Dial*, in progress */
+  guint64 syns;                 /* sockets the dials connected, all told */
   Uplink uplinks[MTCP_MAX_UPLINKS];
   guint n_uplinks;              /* 0: none set, the kernel's choice */
 };
@@ -334,16 +354,27 @@ watch_listener (MtcpConnector * c)
 /* ---- dialing ---- */
 
 static void
+attempt_free (DialAttempt * at)
+{
+  if (at->watch)
+    g_source_destroy (at->watch);
+  g_clear_object (&at->socket);
+  g_free (at);
+}
+
+static void
 dial_end (Dial * d)
 {
   MtcpConnector *c = d->connector;
+  guint i;
 
   c->dials = g_list_remove (c->dials, d);
-  if (d->watch)
-    g_source_destroy (d->watch);
+  for (i = 0; i < d->n_attempts; i++)
+    attempt_free (d->attempts[i]);
   if (d->timeout)
     g_source_destroy (d->timeout);
-  g_clear_object (&d->socket);
+  if (d->resend)
+    g_source_destroy (d->resend);
   g_free (d);
 }
 
@@ -354,8 +385,9 @@ on_dial_timeout (gpointer data)
   MtcpConnector *c = d->connector;
   guint uplink = d->uplink;
   GError *err = g_error_new (G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
-      "connecting to %s from %s timed out", c->description,
-      mtcp_connector_uplink_name (c, uplink));
+      "connecting to %s from %s timed out (%" G_GUINT64_FORMAT " SYNs "
+      "unanswered)", c->description, mtcp_connector_uplink_name (c, uplink),
+      d->syns);
 
   d->timeout = NULL;
   GST_DEBUG ("%s", err->message);
@@ -368,16 +400,18 @@ on_dial_timeout (gpointer data)
 static gboolean
 on_dial_event (GSocket * socket, GIOCondition cond, gpointer data)
 {
-  Dial *d = data;
+  DialAttempt *at = data;
+  Dial *d = at->dial;
   MtcpConnector *c = d->connector;
   guint uplink = d->uplink;
   GError *err = NULL;
 
+  /* this source ends with this call: dial_end must not destroy it */
+  at->watch = NULL;
   if (!g_socket_check_connect_result (socket, &err)) {
     g_prefix_error (&err, "connecting to %s from %s: ", c->description,
         mtcp_connector_uplink_name (c, uplink));
     GST_DEBUG ("%s", err->message);
-    d->watch = NULL;
     dial_end (d);
     c->failed (err, FALSE, 0, uplink, c->user_data);
     g_error_free (err);
@@ -386,10 +420,10 @@ on_dial_event (GSocket * socket, GIOCondition cond, gpointer data)
   {
     GSocket *sock = g_object_ref (socket);
 
-    d->watch = NULL;
+    GST_DEBUG ("connected to %s from %s (SYN %" G_GUINT64_FORMAT " of %"
+        G_GUINT64_FORMAT " answered first)", c->description,
+        mtcp_connector_uplink_name (c, uplink), at->syn, d->syns);
     dial_end (d);
-    GST_DEBUG ("connected to %s from %s", c->description,
-        mtcp_connector_uplink_name (c, uplink));
     c->connected (sock, uplink, c->user_data);
   }
   return G_SOURCE_REMOVE;
@@ -414,52 +448,103 @@ bind_uplink (GSocket * sock, const Uplink * u, GError ** error)
   return TRUE;
 }
 
+/* A new socket of @d's, its SYN sent; FALSE (and @error) when it could
+ * not be: the path is not usable now. */
+static gboolean
+attempt_start (Dial * d, GError ** error)
+{
+  MtcpConnector *c = d->connector;
+  DialAttempt *at;
+  GSocket *sock;
+
+  sock = g_socket_new (g_socket_address_get_family (c->address),
+      G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, error);
+  if (sock == NULL)
+    return FALSE;
+  mtcp_tcp_set_nodelay (sock, TRUE);
+  g_socket_set_blocking (sock, FALSE);
+  if ((d->uplink < c->n_uplinks && !bind_uplink (sock,
+              &c->uplinks[d->uplink], error)) ||
+      (!g_socket_connect (sock, c->address, NULL, error) &&
+          !g_error_matches (*error, G_IO_ERROR, G_IO_ERROR_PENDING))) {
+    g_prefix_error (error, "connecting to %s from %s: ", c->description,
+        mtcp_connector_uplink_name (c, d->uplink));
+    g_object_unref (sock);
+    return FALSE;
+  }
+  g_clear_error (error);
+  if (d->n_attempts == DIAL_ATTEMPTS) {
+    /* the oldest, its SYN long unanswered, makes room */
+    attempt_free (d->attempts[0]);
+    memmove (d->attempts, d->attempts + 1,
+        (DIAL_ATTEMPTS - 1) * sizeof (d->attempts[0]));
+    d->n_attempts--;
+  }
+  at = g_new0 (DialAttempt, 1);
+  d->attempts[d->n_attempts++] = at;
+  at->dial = d;
+  at->socket = sock;
+  at->watch = g_socket_create_source (sock, G_IO_OUT | G_IO_ERR | G_IO_HUP,
+      NULL);
+  g_source_set_callback (at->watch, (GSourceFunc) (void (*)(void))
+      on_dial_event, at, NULL);
+  g_source_attach (at->watch, c->context);
+  g_source_unref (at->watch);
+  at->syn = ++d->syns;
+  c->syns++;
+  return TRUE;
+}
+
+static gboolean
+on_dial_resend (gpointer data)
+{
+  Dial *d = data;
+  MtcpConnector *c = d->connector;
+  guint uplink = d->uplink;
+  GError *err = NULL;
+
+  if (attempt_start (d, &err)) {
+    GST_LOG ("no answer to %s from %s yet: SYN %" G_GUINT64_FORMAT " on a "
+        "new socket", c->description, mtcp_connector_uplink_name (c, uplink),
+        d->syns);
+    return G_SOURCE_CONTINUE;
+  }
+  GST_DEBUG ("%s", err->message);
+  d->resend = NULL;
+  dial_end (d);
+  c->failed (err, FALSE, 0, uplink, c->user_data);
+  g_error_free (err);
+  return G_SOURCE_REMOVE;
+}
+
 void
 mtcp_connector_dial (MtcpConnector * c, guint uplink)
 {
   GError *err = NULL;
-  GSocket *sock;
   Dial *d;
 
   g_return_if_fail (c->address != NULL && c->running);
   if (uplink >= mtcp_connector_n_uplinks (c))
     uplink = 0;
-  sock = g_socket_new (g_socket_address_get_family (c->address),
-      G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &err);
-  if (sock == NULL) {
-    c->failed (err, FALSE, 0, uplink, c->user_data);
-    g_error_free (err);
-    return;
-  }
-  mtcp_tcp_set_nodelay (sock, TRUE);
-  g_socket_set_blocking (sock, FALSE);
-  if ((uplink < c->n_uplinks && !bind_uplink (sock, &c->uplinks[uplink],
-              &err)) || (!g_socket_connect (sock, c->address, NULL, &err) &&
-          !g_error_matches (err, G_IO_ERROR, G_IO_ERROR_PENDING))) {
-    g_prefix_error (&err, "connecting to %s from %s: ", c->description,
-        mtcp_connector_uplink_name (c, uplink));
-    g_object_unref (sock);
-    c->failed (err, FALSE, 0, uplink, c->user_data);
-    g_error_free (err);
-    return;
-  }
-  g_clear_error (&err);
   d = g_new0 (Dial, 1);
   d->connector = c;
-  d->socket = sock;
   d->uplink = uplink;
-  d->watch = g_socket_create_source (sock, G_IO_OUT | G_IO_ERR | G_IO_HUP,
-      NULL);
-  g_source_set_callback (d->watch, (GSourceFunc) (void (*)(void))
-      on_dial_event, d, NULL);
-  g_source_attach (d->watch, c->context);
-  g_source_unref (d->watch);
+  if (!attempt_start (d, &err)) {
+    g_free (d);
+    c->failed (err, FALSE, 0, uplink, c->user_data);
+    g_error_free (err);
+    return;
+  }
   if (c->connect_timeout_ms) {
     d->timeout = g_timeout_source_new (c->connect_timeout_ms);
     g_source_set_callback (d->timeout, on_dial_timeout, d, NULL);
     g_source_attach (d->timeout, c->context);
     g_source_unref (d->timeout);
   }
+  d->resend = g_timeout_source_new (DIAL_RESEND_MS);
+  g_source_set_callback (d->resend, on_dial_resend, d, NULL);
+  g_source_attach (d->resend, c->context);
+  g_source_unref (d->resend);
   c->dials = g_list_prepend (c->dials, d);
   GST_DEBUG ("dialing %s from %s (%u in progress)", c->description,
       mtcp_connector_uplink_name (c, uplink), g_list_length (c->dials));
@@ -474,6 +559,12 @@ mtcp_connector_dialing (const MtcpConnector * c, guint uplink)
   for (l = c->dials; l; l = l->next)
     n += uplink == G_MAXUINT || ((Dial *) l->data)->uplink == uplink;
   return n;
+}
+
+guint64
+mtcp_connector_syns (const MtcpConnector * c)
+{
+  return c->syns;
 }
 
 /* ---- both ---- */

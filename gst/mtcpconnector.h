@@ -82,6 +82,8 @@ void mtcp_connector_dial (MtcpConnector * connector, guint uplink);
 /* Dialer: how many dials from @uplink (G_MAXUINT: from any) have not
  * ended yet. */
 guint mtcp_connector_dialing (const MtcpConnector * connector, guint uplink);
+/* SYNs the dials have sent, first ones and fresh ones alike. */
+guint64 mtcp_connector_syns (const MtcpConnector * connector);
 /* No more callbacks; dials in progress are abandoned, the listener
  * closed. */
 void mtcp_connector_stop (MtcpConnector * connector);

@@ -67,6 +67,11 @@ server_note_dial_failure (MtcpServer * server, guint path,
   backoff_ms = ((gint64) DIAL_BACKOFF_MIN_MS << MIN (p->failures - 1, 6)) *
       g_random_double_range (0.75, 1.25);
   backoff_ms = MIN (backoff_ms, DIAL_BACKOFF_MAX_MS);
+  /* no answer within handshake-timeout, a fresh SYN each half second
+   * (mtcpconnector.c): a dark uplink, not a receiver turning us away;
+   * waiting longer would only miss its return */
+  if (error && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
+    backoff_ms = DIAL_BACKOFF_MIN_MS;
   p->next_dial_us = g_get_monotonic_time () + backoff_ms * 1000;
   /* the session's first call goes out on the next uplink */
   if (path == server->opener)

@@ -129,6 +129,12 @@ mtcp_transit_slow_start_bytes (const MtcpTcpInfo * info, gint64 within_us)
   return bytes;
 }
 
+gint64
+mtcp_transit_probe_interval_us (guint32 least_rtt_us)
+{
+  return MAX (MTCP_TRANSIT_PROBE_INTERVAL_US, 3 * (gint64) least_rtt_us);
+}
+
 gboolean
 mtcp_transit_receiver_window_full (const MtcpTcpInfo * info)
 {

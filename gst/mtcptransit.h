@@ -85,6 +85,14 @@ gint64 mtcp_transit_us (const MtcpTcpInfo * info, guint64 waiting,
 guint64 mtcp_transit_slow_start_bytes (const MtcpTcpInfo * info,
     gint64 within_us);
 
+/* How often a dark path (every connection on it silent) gets a new
+ * connection whose SYN is on a fresh timer, the one before it abandoned:
+ * half a second, so that the stream is back soon after the path, but three
+ * of the path's least round trips at least, so that a probe is not
+ * abandoned while its answer may still be on its way. */
+#define MTCP_TRANSIT_PROBE_INTERVAL_US (500 * G_TIME_SPAN_MILLISECOND)
+gint64 mtcp_transit_probe_interval_us (guint32 least_rtt_us);
+
 /* The receiver's window is what holds the connection back: what is in
  * flight fills the window it advertised (a receiver that reads slowly),
  * by @info. */

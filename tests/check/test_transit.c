@@ -303,6 +303,22 @@ GST_START_TEST (test_slow_start_bytes_within_the_latency)
 
 GST_END_TEST;
 
+/* A dark path is probed every half second, but never more often than
+ * three of its least round trips: a SYN's answer must have time to come
+ * back before the next probe abandons it. */
+GST_START_TEST (test_probe_interval_follows_the_least_rtt)
+{
+  fail_unless_equals_int64 (mtcp_transit_probe_interval_us (0), 500 * MS);
+  fail_unless_equals_int64 (mtcp_transit_probe_interval_us (50 * MS),
+      500 * MS);
+  fail_unless_equals_int64 (mtcp_transit_probe_interval_us (300 * MS),
+      900 * MS);
+  fail_unless_equals_int64 (mtcp_transit_probe_interval_us (G_MAXUINT32),
+      3 * (gint64) G_MAXUINT32);
+}
+
+GST_END_TEST;
+
 static Suite *
 transit_suite (void)
 {
@@ -321,6 +337,7 @@ transit_suite (void)
   tcase_add_test (tc, test_a_keyframes_queue_is_not_the_paths_rate);
   tcase_add_test (tc, test_loss_recovery_is_not_a_held_queue);
   tcase_add_test (tc, test_slow_start_bytes_within_the_latency);
+  tcase_add_test (tc, test_probe_interval_follows_the_least_rtt);
   return s;
 }
 
