@@ -477,14 +477,9 @@ client_probe_dark_path (MtcpClient * client, gint64 now)
   for (l = client->conns; l; l = l->next) {
     ClientConn *cc = l->data;
     if (cc->state == CONN_READY) {
-      MtcpTcpInfo info;
       ready++;
       if (client_conn_silence (cc, now) <= PROBE_AFTER_US)
         return;                 /* the path works */
-      if (mtcp_tcp_info_read (mtcp_connection_get_socket (cc->conn), &info)
-          && info.min_rtt_us > 0 && (least_rtt == 0 ||
-              info.min_rtt_us < least_rtt))
-        least_rtt = info.min_rtt_us;
     } else if (cc->state == CONN_CONNECTING || cc->state == CONN_HANDSHAKE) {
       if (!cc->probe || cc->state == CONN_HANDSHAKE)
         return;                 /* one on its way already */
@@ -493,6 +488,16 @@ client_probe_dark_path (MtcpClient * client, gint64 now)
   }
   if (ready == 0 || now < client->next_probe_us)
     return;
+  for (l = client->conns; l; l = l->next) {
+    ClientConn *cc = l->data;
+    MtcpTcpInfo info;
+    /* G_MAXUINT32: no sample yet */
+    if (cc->state == CONN_READY && mtcp_tcp_info_read
+        (mtcp_connection_get_socket (cc->conn), &info) &&
+        info.min_rtt_us > 0 && info.min_rtt_us != G_MAXUINT32 &&
+        (least_rtt == 0 || info.min_rtt_us < least_rtt))
+      least_rtt = info.min_rtt_us;
+  }
   if (pending)
     client_close_conn (client, pending, "outage probe: no answer yet");
   probe = client_open_connection (client);

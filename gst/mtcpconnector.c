@@ -78,7 +78,7 @@ struct _MtcpConnector {
   GSource *rest_source;
   guint backoff_ms;
   GList *dials;                 /* Dial*, in progress */
-  guint64 syns;                 /* sockets the dials connected, all told */
+  guint64 syns;                 /* SYNs the dials sent, all told */
   Uplink uplinks[MTCP_MAX_UPLINKS];
   guint n_uplinks;              /* 0: none set, the kernel's choice */
 };
@@ -362,6 +362,20 @@ attempt_free (DialAttempt * at)
   g_free (at);
 }
 
+/* @at gave up (an error of its own): the dial goes on with the others. */
+static void
+attempt_drop (Dial * d, DialAttempt * at)
+{
+  guint i;
+
+  for (i = 0; i < d->n_attempts && d->attempts[i] != at; i++);
+  g_return_if_fail (i < d->n_attempts);
+  memmove (d->attempts + i, d->attempts + i + 1,
+      (d->n_attempts - i - 1) * sizeof (d->attempts[0]));
+  d->n_attempts--;
+  attempt_free (at);
+}
+
 static void
 dial_end (Dial * d)
 {
@@ -412,6 +426,14 @@ on_dial_event (GSocket * socket, GIOCondition cond, gpointer data)
     g_prefix_error (&err, "connecting to %s from %s: ", c->description,
         mtcp_connector_uplink_name (c, uplink));
     GST_DEBUG ("%s", err->message);
+    /* an ICMP error for an old SYN says little of the newer ones; a
+     * refusal is the receiver's answer */
+    if (d->n_attempts > 1 && !g_error_matches (err, G_IO_ERROR,
+            G_IO_ERROR_CONNECTION_REFUSED)) {
+      attempt_drop (d, at);
+      g_error_free (err);
+      return G_SOURCE_REMOVE;
+    }
     dial_end (d);
     c->failed (err, FALSE, 0, uplink, c->user_data);
     g_error_free (err);
@@ -510,6 +532,11 @@ on_dial_resend (gpointer data)
     return G_SOURCE_CONTINUE;
   }
   GST_DEBUG ("%s", err->message);
+  if (d->n_attempts > 0) {
+    /* the earlier SYNs may still be answered */
+    g_error_free (err);
+    return G_SOURCE_CONTINUE;
+  }
   d->resend = NULL;
   dial_end (d);
   c->failed (err, FALSE, 0, uplink, c->user_data);
@@ -541,10 +568,14 @@ mtcp_connector_dial (MtcpConnector * c, guint uplink)
     g_source_attach (d->timeout, c->context);
     g_source_unref (d->timeout);
   }
-  d->resend = g_timeout_source_new (DIAL_RESEND_MS);
-  g_source_set_callback (d->resend, on_dial_resend, d, NULL);
-  g_source_attach (d->resend, c->context);
-  g_source_unref (d->resend);
+  /* without a timeout the kernel's own (minutes of SYN retries) ends the
+   * dial: no fresh SYNs that would keep it going for ever */
+  if (c->connect_timeout_ms) {
+    d->resend = g_timeout_source_new (DIAL_RESEND_MS);
+    g_source_set_callback (d->resend, on_dial_resend, d, NULL);
+    g_source_attach (d->resend, c->context);
+    g_source_unref (d->resend);
+  }
   c->dials = g_list_prepend (c->dials, d);
   GST_DEBUG ("dialing %s from %s (%u in progress)", c->description,
       mtcp_connector_uplink_name (c, uplink), g_list_length (c->dials));

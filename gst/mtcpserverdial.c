@@ -69,9 +69,11 @@ server_note_dial_failure (MtcpServer * server, guint path,
   backoff_ms = MIN (backoff_ms, DIAL_BACKOFF_MAX_MS);
   /* no answer within handshake-timeout, a fresh SYN each half second
    * (mtcpconnector.c): a dark uplink, not a receiver turning us away;
-   * waiting longer would only miss its return */
+   * the next dial at once, or a return is missed, yet dials still start
+   * DIAL_BACKOFF_MAX_MS apart, so that `retry` lasts as long as it says */
   if (error && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
-    backoff_ms = DIAL_BACKOFF_MIN_MS;
+    backoff_ms = MAX ((gint64) DIAL_BACKOFF_MIN_MS, (gint64)
+        DIAL_BACKOFF_MAX_MS - (gint64) server->config.handshake_timeout_ms);
   p->next_dial_us = g_get_monotonic_time () + backoff_ms * 1000;
   /* the session's first call goes out on the next uplink */
   if (path == server->opener)

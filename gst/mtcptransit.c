@@ -132,7 +132,8 @@ mtcp_transit_slow_start_bytes (const MtcpTcpInfo * info, gint64 within_us)
 gint64
 mtcp_transit_probe_interval_us (guint32 least_rtt_us)
 {
-  return MAX (MTCP_TRANSIT_PROBE_INTERVAL_US, 3 * (gint64) least_rtt_us);
+  return CLAMP (3 * (gint64) least_rtt_us, MTCP_TRANSIT_PROBE_INTERVAL_US,
+      MTCP_TRANSIT_PROBE_INTERVAL_MAX_US);
 }
 
 gboolean

@@ -88,9 +88,10 @@ guint64 mtcp_transit_slow_start_bytes (const MtcpTcpInfo * info,
 /* How often a dark path (every connection on it silent) gets a new
  * connection whose SYN is on a fresh timer, the one before it abandoned:
  * half a second, so that the stream is back soon after the path, but three
- * of the path's least round trips at least, so that a probe is not
- * abandoned while its answer may still be on its way. */
+ * of the path's least round trips at least (0: not known), so that a probe
+ * is not abandoned while its answer may still be on its way; 3 s at most. */
 #define MTCP_TRANSIT_PROBE_INTERVAL_US (500 * G_TIME_SPAN_MILLISECOND)
+#define MTCP_TRANSIT_PROBE_INTERVAL_MAX_US (3 * G_USEC_PER_SEC)
 gint64 mtcp_transit_probe_interval_us (guint32 least_rtt_us);
 
 /* The receiver's window is what holds the connection back: what is in
