@@ -77,6 +77,9 @@ struct _MtcpConnector {
   GSource *accept_source;       /* NULL while resting */
   GSource *rest_source;
   guint backoff_ms;
+  /* dials_lock, a leaf: the dials list is read by the owner's stats from
+   * another thread than the one whose callbacks change it */
+  GMutex dials_lock;
   GList *dials;                 /* Dial*, in progress */
   guint64 syns;                 /* SYNs the dials sent, all told */
   Uplink uplinks[MTCP_MAX_UPLINKS];
@@ -122,6 +125,7 @@ mtcp_connector_new_listener (const gchar * host, guint port, GError ** error)
   }
   g_object_unref (saddr);
   c = g_new0 (MtcpConnector, 1);
+  g_mutex_init (&c->dials_lock);
   c->listener = sock;
   bound = g_socket_get_local_address (sock, NULL);
   c->port = bound ?
@@ -145,6 +149,7 @@ mtcp_connector_new_dialer (const gchar * host, guint port,
   if (address == NULL)
     return NULL;
   c = g_new0 (MtcpConnector, 1);
+  g_mutex_init (&c->dials_lock);
   c->address = address;
   c->port = port;
   c->connect_timeout_ms = connect_timeout_ms;
@@ -382,7 +387,9 @@ dial_end (Dial * d)
   MtcpConnector *c = d->connector;
   guint i;
 
+  g_mutex_lock (&c->dials_lock);
   c->dials = g_list_remove (c->dials, d);
+  g_mutex_unlock (&c->dials_lock);
   for (i = 0; i < d->n_attempts; i++)
     attempt_free (d->attempts[i]);
   if (d->timeout)
@@ -549,6 +556,7 @@ mtcp_connector_dial (MtcpConnector * c, guint uplink)
 {
   GError *err = NULL;
   Dial *d;
+  guint n;
 
   g_return_if_fail (c->address != NULL && c->running);
   if (uplink >= mtcp_connector_n_uplinks (c))
@@ -576,9 +584,12 @@ mtcp_connector_dial (MtcpConnector * c, guint uplink)
     g_source_attach (d->resend, c->context);
     g_source_unref (d->resend);
   }
+  g_mutex_lock (&c->dials_lock);
   c->dials = g_list_prepend (c->dials, d);
+  n = g_list_length (c->dials);
+  g_mutex_unlock (&c->dials_lock);
   GST_DEBUG ("dialing %s from %s (%u in progress)", c->description,
-      mtcp_connector_uplink_name (c, uplink), g_list_length (c->dials));
+      mtcp_connector_uplink_name (c, uplink), n);
 }
 
 guint
@@ -587,8 +598,10 @@ mtcp_connector_dialing (const MtcpConnector * c, guint uplink)
   GList *l;
   guint n = 0;
 
+  g_mutex_lock ((GMutex *) & c->dials_lock);
   for (l = c->dials; l; l = l->next)
     n += uplink == G_MAXUINT || ((Dial *) l->data)->uplink == uplink;
+  g_mutex_unlock ((GMutex *) & c->dials_lock);
   return n;
 }
 
@@ -640,5 +653,6 @@ mtcp_connector_free (MtcpConnector * c)
   g_clear_object (&c->listener);
   g_clear_object (&c->address);
   g_free (c->description);
+  g_mutex_clear (&c->dials_lock);
   g_free (c);
 }
