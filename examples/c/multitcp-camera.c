@@ -30,41 +30,55 @@
 typedef struct {
   GMainLoop *loop;
   GstElement *sender, *receiver, *enc, *sink;
-  GHashTable *estimates;        /* session id -> bits/s */
+  GHashTable *estimates;        /* session id -> Estimate */
   guint lines;
 } App;
 
-static guint64
+typedef struct {
+  guint64 bps;
+  gboolean path_limited;
+} Estimate;
+
+static const Estimate *
 weakest_estimate (App * app)
 {
   GHashTableIter it;
   gpointer value;
-  guint64 least = G_MAXUINT64;
+  const Estimate *least = NULL;
 
   g_hash_table_iter_init (&it, app->estimates);
   while (g_hash_table_iter_next (&it, NULL, &value))
-    least = MIN (least, *(guint64 *) value);
+    if (least == NULL || ((const Estimate *) value)->bps < least->bps)
+      least = value;
   return least;
 }
 
-/* the sink's estimate for one session: follow the weakest receiver */
+/* the sink's estimate for one session: follow the weakest receiver; down
+ * only on an estimate the path limited (while the stream limits it is the
+ * windows' reading, which says little of the path) */
 static void
 on_estimate (App * app, const GstStructure * s)
 {
   const gchar *session = gst_structure_get_string (s, "session");
-  guint64 bps = 0, *slot;
+  guint64 bps = 0;
+  gboolean limited = FALSE;
+  const Estimate *weakest;
+  Estimate *slot;
   guint now_kbps, want;
   gdouble fair;
 
   if (session == NULL || !gst_structure_get_uint64 (s, "estimated-bitrate",
           &bps) || bps == 0)
     return;
-  slot = g_new (guint64, 1);
-  *slot = bps;
+  gst_structure_get_boolean (s, "path-limited", &limited);
+  slot = g_new (Estimate, 1);
+  slot->bps = bps;
+  slot->path_limited = limited;
   g_hash_table_replace (app->estimates, g_strdup (session), slot);
-  fair = SHARE * weakest_estimate (app) / 1000.0;
+  weakest = weakest_estimate (app);
+  fair = SHARE * weakest->bps / 1000.0;
   g_object_get (app->enc, "bitrate", &now_kbps, NULL);
-  if (fair < now_kbps * 0.95)
+  if (weakest->path_limited && fair < now_kbps * 0.95)
     want = (guint) fair;
   else if (fair > now_kbps * 1.1)
     want = (guint) MIN (fair, now_kbps * STEP_UP);
@@ -73,7 +87,8 @@ on_estimate (App * app, const GstStructure * s)
   want = CLAMP (want, MIN_KBPS, MAX_KBPS);
   if (want != now_kbps) {
     g_print ("encoder: %u -> %u kbit/s (weakest estimate %" G_GUINT64_FORMAT
-        " kbit/s)\n", now_kbps, want, weakest_estimate (app) / 1000);
+        " kbit/s, %s-limited)\n", now_kbps, want, weakest->bps / 1000,
+        weakest->path_limited ? "path" : "stream");
     g_object_set (app->enc, "bitrate", want, NULL);
   }
 }

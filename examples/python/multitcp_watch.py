@@ -51,13 +51,16 @@ class Watch:
         if self.plot:
             self.redraw()
 
-    # the sink's "multitcpsink-estimate": the encoder follows the weakest
+    # the sink's "multitcpsink-estimate": the encoder follows the weakest;
+    # down only on an estimate the path limited (while the stream limits
+    # it is the windows' reading, which says little of the path)
     def on_estimate(self, s):
-        self.estimates[s.get_value("session")] = \
-            s.get_value("estimated-bitrate")
-        fair = SHARE * min(self.estimates.values()) / 1000
+        self.estimates[s.get_value("session")] = (
+            s.get_value("estimated-bitrate"), s.get_value("path-limited"))
+        weakest, limited = min(self.estimates.values())
+        fair = SHARE * weakest / 1000
         now = self.enc.get_property("bitrate")
-        if fair < now * 0.95:
+        if limited and fair < now * 0.95:
             want = fair
         elif fair > now * 1.1:
             want = min(fair, now * STEP_UP)
