@@ -79,39 +79,50 @@ conn_transit_us (ServerConn * sc)
       (&sc->drain), cap);
 }
 
+/* When a frame with @transit_us ahead of it on @sc reaches the receiver:
+ * the path's one-way delay added; -1 with no RTT measured yet. */
+static gint64
+arrival_after_transit (const ServerConn * sc, gint64 transit_us)
+{
+  if (sc->info.min_rtt_us == 0)
+    return -1;
+  return sc->info.min_rtt_us / 2 + transit_us;
+}
+
 /* server->lock held. When a frame handed to @sc now would reach the
  * receiver, from the path's one-way delay and what is ahead of it
  * (conn_transit_us); -1 with nothing to go by yet. */
 static gint64
 conn_arrival_us (ServerConn * sc)
 {
-  if (sc->info.min_rtt_us == 0)
-    return -1;
-  return sc->info.min_rtt_us / 2 + conn_transit_us (sc);
+  return sc->info.min_rtt_us ? arrival_after_transit (sc,
+      conn_transit_us (sc)) : -1;
 }
 
 /* server->lock held. Another heard connection of @sess would take the
  * session's next frame (late by @late_us already) in time with its own
- * margin: not one that would leave it to @sc as the sooner (the dynamic
- * scheduler's rule, conn_another_sooner). */
+ * margin: not one that would leave it to @sc (its transit @transit_us) as
+ * the sooner (the dynamic scheduler's rule, conn_another_sooner). */
 static gboolean
 another_in_time (MtcpServer * server, ServerSession * sess, ServerConn * sc,
-    gint64 late_us)
+    gint64 transit_us, gint64 late_us)
 {
-  gint64 mine = conn_arrival_us (sc);
+  gint64 mine = arrival_after_transit (sc, transit_us);
   guint i;
 
   for (i = 0; i < sess->conns->len; i++) {
     ServerConn *other = g_ptr_array_index (sess->conns, i);
-    gint64 theirs;
+    gint64 theirs, transit;
 
     if (other == sc || other->silent || other->info.min_rtt_us == 0)
       continue;
-    theirs = conn_arrival_us (other);
+    /* conn_arrival_us, its transit kept for the margin's test */
+    transit = conn_transit_us (other);
+    theirs = arrival_after_transit (other, transit);
     if (server->config.scheduler == MTCP_SCHEDULER_DYNAMIC && mine >= 0 &&
         theirs > mine + PASS_TO_SOONER_US)
       continue;
-    if (!mtcp_transit_arrives_late (late_us, conn_transit_us (other),
+    if (!mtcp_transit_arrives_late (late_us, transit,
             sess->latency_us, mtcp_transit_queue_held (&other->info,
                 &other->drain)))
       return TRUE;
@@ -145,7 +156,7 @@ conn_would_deliver_late (MtcpServer * server, ServerConn * sc,
    * grid, stop 34); on one path it stands (the cellular set, stop 28) */
   if (held && server->n_paths > 1 && !mtcp_transit_arrives_late (late_us,
           transit, sess->latency_us, FALSE) &&
-      !another_in_time (server, sess, sc, late_us)) {
+      !another_in_time (server, sess, sc, transit, late_us)) {
     *waived = TRUE;
     return FALSE;
   }
