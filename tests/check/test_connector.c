@@ -56,7 +56,8 @@ full_listener (guint * port, gint * client)
   return fd;
 }
 
-/* Runs @ctx until the dial ends or @c has sent @syns SYNs, at most @ms. */
+/* Runs @ctx until the dial ends or @c has sent @syns SYNs (G_MAXUINT64:
+ * until it ends), at most @ms. */
 static void
 run_until_syns (GMainContext * ctx, MtcpConnector * c, Outcome * o,
     guint64 syns, gint64 ms)
@@ -65,16 +66,6 @@ run_until_syns (GMainContext * ctx, MtcpConnector * c, Outcome * o,
 
   while (!o->connected && !o->error && mtcp_connector_syns (c) < syns &&
       g_get_monotonic_time () < until)
-    if (!g_main_context_iteration (ctx, FALSE))
-      g_usleep (2000);
-}
-
-static void
-run_for (GMainContext * ctx, Outcome * o, gint64 ms)
-{
-  gint64 until = g_get_monotonic_time () + ms * 1000;
-
-  while (!o->connected && !o->error && g_get_monotonic_time () < until)
     if (!g_main_context_iteration (ctx, FALSE))
       g_usleep (2000);
 }
@@ -101,7 +92,7 @@ GST_START_TEST (test_dial_resends_into_a_dark_path)
   fail_unless_equals_int (mtcp_connector_dialing (c, 0), 1);
   queued = accept (lfd, NULL, NULL);
   fail_unless (queued >= 0);
-  run_for (ctx, &o, 4000);
+  run_until_syns (ctx, c, &o, G_MAXUINT64, 4000);
   fail_unless (o.error == NULL, "%s", o.error ? o.error->message : "");
   fail_unless (o.connected != NULL);
   fail_unless_equals_int (mtcp_connector_dialing (c, 0), 0);
@@ -129,7 +120,7 @@ GST_START_TEST (test_dial_into_a_dark_path_times_out)
 
   mtcp_connector_start (c, ctx, on_connected, on_failed, &o);
   mtcp_connector_dial (c, 0);
-  run_for (ctx, &o, 10000);
+  run_until_syns (ctx, c, &o, G_MAXUINT64, 10000);
   fail_unless (o.connected == NULL);
   fail_unless (o.error != NULL);
   fail_unless (g_error_matches (o.error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT),
