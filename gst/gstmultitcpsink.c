@@ -53,6 +53,7 @@ GST_DEBUG_CATEGORY_STATIC (multitcpsink_debug);
 #define DEFAULT_COPY_OVERHEAD 25
 #define DEFAULT_BITRATE_CONTROL GST_MULTI_TCP_BITRATE_CONTROL_NONE
 #define DEFAULT_BITRATE_FOLLOWS GST_MULTI_TCP_BITRATE_FOLLOWS_WEAKEST
+#define DEFAULT_BITRATE_PROBE GST_MULTI_TCP_BITRATE_PROBE_ENCODER
 #define DEFAULT_MIN_BITRATE 300000
 #define DEFAULT_MAX_BITRATE 0
 /* at most one keyframe asked for in this long */
@@ -90,6 +91,7 @@ enum {
   PROP_MAX_PENDING_HANDSHAKES,
   PROP_BITRATE_CONTROL,
   PROP_BITRATE_FOLLOWS,
+  PROP_BITRATE_PROBE,
   PROP_MIN_BITRATE,
   PROP_MAX_BITRATE,
   PROP_MODE,
@@ -186,6 +188,26 @@ gst_multi_tcp_bitrate_follows_get_type (void)
   return type;
 }
 
+#define GST_TYPE_MULTI_TCP_BITRATE_PROBE \
+  (gst_multi_tcp_bitrate_probe_get_type ())
+static GType
+gst_multi_tcp_bitrate_probe_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_MULTI_TCP_BITRATE_PROBE_PADDING, "Padding for a while, the encoder "
+          "raised only as far as the path was seen to carry", "padding"},
+    {GST_MULTI_TCP_BITRATE_PROBE_ENCODER, "The encoder raised a quarter at a "
+          "time, and on what TCP's windows would carry: more bitrate, more "
+          "frames late when it fails", "encoder"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstMultiTcpBitrateProbe", values));
+  return type;
+}
+
 #define gst_multi_tcp_sink_parent_class parent_class
 static guint signals[GST_MULTI_TCP_CALLER_N_SIGNALS];
 
@@ -227,6 +249,7 @@ gst_multi_tcp_sink_init (GstMultiTcpSink * self)
   self->copy_overhead = DEFAULT_COPY_OVERHEAD;
   self->bitrate_control = DEFAULT_BITRATE_CONTROL;
   self->bitrate_follows = DEFAULT_BITRATE_FOLLOWS;
+  self->bitrate_probe = DEFAULT_BITRATE_PROBE;
   self->min_bitrate = DEFAULT_MIN_BITRATE;
   self->max_bitrate = DEFAULT_MAX_BITRATE;
   self->upstream_live = -1;
@@ -392,6 +415,9 @@ gst_multi_tcp_sink_set_property (GObject * object, guint prop_id,
       break;
     case PROP_BITRATE_CONTROL:
       self->bitrate_control = g_value_get_enum (value);
+      break;
+    case PROP_BITRATE_PROBE:
+      self->bitrate_probe = g_value_get_enum (value);
       break;
     case PROP_BITRATE_FOLLOWS:
       self->bitrate_follows = g_value_get_enum (value);
@@ -559,6 +585,9 @@ gst_multi_tcp_sink_get_property (GObject * object, guint prop_id,
     case PROP_BITRATE_CONTROL:
       g_value_set_enum (value, self->bitrate_control);
       break;
+    case PROP_BITRATE_PROBE:
+      g_value_set_enum (value, self->bitrate_probe);
+      break;
     case PROP_BITRATE_FOLLOWS:
       g_value_set_enum (value, self->bitrate_follows);
       break;
@@ -725,8 +754,8 @@ start_encoder_control (GstMultiTcpSink * self)
 static void
 control_encoder (GstMultiTcpSink * self, MtcpServer * server)
 {
-  guint64 weakest, skips, bps;
-  gboolean limited;
+  guint64 weakest, skips, bps, probe_bps = 0, delivered;
+  gboolean limited, probe = FALSE, padding;
   gint64 now = g_get_monotonic_time ();
   gboolean keyframe = FALSE, set = FALSE;
   EncoderSearch search = { FALSE, FALSE };
@@ -737,15 +766,21 @@ control_encoder (GstMultiTcpSink * self, MtcpServer * server)
   min_bps = self->min_bitrate;
   max_bps = self->max_bitrate;
   strongest = self->bitrate_follows == GST_MULTI_TCP_BITRATE_FOLLOWS_STRONGEST;
+  padding = self->bitrate_probe == GST_MULTI_TCP_BITRATE_PROBE_PADDING;
   GST_OBJECT_UNLOCK (self);
-  mtcp_server_get_estimate (server, strongest, &weakest, &limited, &skips);
+  mtcp_server_get_estimate (server, strongest, &weakest, &limited,
+      &delivered, &skips);
 
   g_mutex_lock (&self->control_lock);
   if (find_encoder_locked (self, min_bps, max_bps, FALSE, &search))
     set = TRUE;
+  if (self->bitrate)
+    mtcp_bitrate_control_set_padding_probes (self->bitrate, padding);
   if (self->bitrate && mtcp_bitrate_control_update (self->bitrate, now,
-          weakest, limited, &bps))
+          weakest, limited, delivered, &bps))
     set = TRUE;
+  if (self->bitrate)
+    probe = mtcp_bitrate_control_take_probe (self->bitrate, &probe_bps);
   /* following the strongest, the others' skips are theirs to live with */
   if (self->encoder && !strongest && skips > self->skips_seen &&
       now - self->keyframe_asked_us >= KEYFRAME_REQUEST_GAP_US) {
@@ -756,6 +791,8 @@ control_encoder (GstMultiTcpSink * self, MtcpServer * server)
   g_mutex_unlock (&self->control_lock);
 
   warn_encoder_search (self, &search);
+  if (probe)
+    mtcp_server_probe (server, probe_bps);
   if (set) {
     GST_INFO_OBJECT (self, "the %s receiver's estimate %" G_GUINT64_FORMAT
         " bit/s", strongest ? "strongest" : "weakest", weakest);
@@ -1320,6 +1357,19 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
           "estimate, or the strongest one's (the others then skip what they "
           "cannot take on time, and their skips ask for no keyframe)",
           GST_TYPE_MULTI_TCP_BITRATE_FOLLOWS, DEFAULT_BITRATE_FOLLOWS,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstMultiTcpSink:bitrate-probe:
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_BITRATE_PROBE,
+      g_param_spec_enum ("bitrate-probe", "Bitrate probe",
+          "bitrate-control=encoder: how it finds room above the stream. "
+          "padding: PADDING frames for 0.7 s, the encoder raised only as far "
+          "as what was delivered shows; encoder: the encoder raised a "
+          "quarter at a time and on what TCP's windows would carry",
+          GST_TYPE_MULTI_TCP_BITRATE_PROBE, DEFAULT_BITRATE_PROBE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   /**
    * GstMultiTcpSink:min-bitrate:

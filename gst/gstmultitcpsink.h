@@ -32,6 +32,11 @@ typedef enum {
   GST_MULTI_TCP_BITRATE_FOLLOWS_STRONGEST,
 } GstMultiTcpBitrateFollows;
 
+typedef enum {
+  GST_MULTI_TCP_BITRATE_PROBE_PADDING,
+  GST_MULTI_TCP_BITRATE_PROBE_ENCODER,
+} GstMultiTcpBitrateProbe;
+
 struct _GstMultiTcpSink {
   GstBaseSink parent;
 
@@ -69,6 +74,7 @@ struct _GstMultiTcpSink {
   gchar *tls_certificate_file, *tls_key_file;
   GstMultiTcpBitrateControl bitrate_control;
   GstMultiTcpBitrateFollows bitrate_follows;
+  GstMultiTcpBitrateProbe bitrate_probe;
   guint min_bitrate, max_bitrate;       /* bits/s; max 0: the encoder's own */
 
   MtcpServer *server;

@@ -29,6 +29,13 @@ struct _MtcpBitrateControl {
   gint64 raised_us;             /* last step up */
   guint backoff;                /* step ups that failed in a row */
   guint64 changes;
+  gboolean padding_probes;
+  gint64 probe_end_us;          /* a padding probe has until then, 0: none */
+  guint64 probe_bps;            /* a probe to start, 0: none */
+  guint64 probe_target;         /* the bitrate the probe is for */
+  gdouble probe_seen;           /* the most its estimates showed (share) */
+  gboolean probe_cancel;        /* the probe running should stop */
+  gboolean probe_again;         /* the last change was a probe's full success */
 };
 
 MtcpBitrateControl *
@@ -75,6 +82,8 @@ set (MtcpBitrateControl * c, gint64 now_us, guint64 want, const gchar * why,
       (guint) ((MTCP_BITRATE_HOLD_US << c->backoff) / G_USEC_PER_SEC));
   c->bps = want;
   c->changed_us = now_us;
+  c->probe_end_us = 0;
+  c->probe_again = FALSE;
   c->changes++;
   *bps = want;
   return TRUE;
@@ -82,14 +91,19 @@ set (MtcpBitrateControl * c, gint64 now_us, guint64 want, const gchar * why,
 
 gboolean
 mtcp_bitrate_control_update (MtcpBitrateControl * c, gint64 now_us,
-    guint64 estimate_bps, gboolean path_limited, guint64 * bps)
+    guint64 estimate_bps, gboolean path_limited, guint64 delivered_bps,
+    guint64 * bps)
 {
   gdouble fair = estimate_bps * MTCP_BITRATE_SHARE;
+  /* what shows room: with probes, only what the path was seen to carry */
+  gdouble seen = c->padding_probes && !path_limited ?
+      MIN (estimate_bps, delivered_bps) * MTCP_BITRATE_SHARE : fair;
 
   if (estimate_bps == 0) {
     /* the path went: no step up failed, and it comes back at one hold */
     c->raised_us = 0;
     c->backoff = 0;
+    c->probe_end_us = 0;
     return set (c, now_us, c->bounds.min_bps, "the path is dark", bps);
   }
   /* the last change was a step up that the path took: one hold again */
@@ -100,19 +114,95 @@ mtcp_bitrate_control_update (MtcpBitrateControl * c, gint64 now_us,
    * queue grows: the fifth left drains it (tried: cutting only once it
    * delivers less than the stream made 16% more frames late, docs/
    * benchmarks.md) */
-  if (path_limited && fair < c->bps * DOWN_TOLERANCE)
-    return set (c, now_us, (guint64) fair, "the path carries less", bps);
-  if (now_us - c->changed_us < (MTCP_BITRATE_HOLD_US << c->backoff))
+  if (path_limited && fair < c->bps * DOWN_TOLERANCE) {
+    gboolean probing = c->probe_end_us != 0;
+    guint backoff = c->backoff;
+    gboolean changed = set (c, now_us, (guint64) fair,
+        "the path carries less", bps);
+    /* the probe's padding may be what filled the path: it failed, and
+     * what is left of it stops */
+    if (probing) {
+      c->backoff = MIN (backoff + 1, MOST_BACKOFF);
+      c->probe_end_us = 0;
+      c->probe_bps = 0;
+      c->probe_cancel = TRUE;
+    }
+    return changed;
+  }
+  /* a probe that showed all it asked for is followed by the next without
+   * a hold: the raise it made was seen to fit already */
+  if (now_us - c->changed_us < (MTCP_BITRATE_HOLD_US << c->backoff) &&
+      !c->probe_again)
     return FALSE;
+  /* a padding probe: the most it showed, taken when it showed all it was
+   * for or its time is up (a span that measured part of its padding is
+   * not the path's limit) */
+  if (c->probe_end_us) {
+    /* a target within the margin (near max-bitrate) is room enough */
+    gdouble enough = MIN (c->bps * UP_MARGIN, (gdouble) c->probe_target);
+
+    c->probe_seen = MAX (c->probe_seen, seen);
+    if (c->probe_seen < c->probe_target && now_us < c->probe_end_us)
+      return FALSE;
+    c->probe_end_us = 0;
+    if (c->probe_seen >= enough) {
+      gboolean changed = set (c, now_us, (guint64) MIN (c->probe_seen,
+              c->bps * 2.0), "the probe showed room", bps);
+      c->probe_again = c->probe_seen >= c->probe_target;
+      return changed;
+    }
+    /* the padding found no room: a step up the path refused */
+    GST_DEBUG ("the probe showed no room (estimate %" G_GUINT64_FORMAT
+        " bit/s, delivered %" G_GUINT64_FORMAT " bit/s)", estimate_bps,
+        delivered_bps);
+    c->backoff = MIN (c->backoff + 1, MOST_BACKOFF);
+    c->changed_us = now_us;
+    return FALSE;
+  }
   /* the estimate shows room: towards its share, at most a doubling */
-  if (fair >= c->bps * UP_MARGIN)
-    return set (c, now_us, (guint64) MIN (fair, c->bps * 2.0),
+  if (seen >= c->bps * UP_MARGIN)
+    return set (c, now_us, (guint64) MIN (seen, c->bps * 2.0),
         "the estimate shows room", bps);
   /* a stream that fills less than the path shows no room: probe for it */
+  if (!path_limited && c->padding_probes) {
+    guint64 target = MIN (c->bounds.max_bps, c->bps * 2);
+    if (target <= c->bps)
+      return FALSE;             /* at the most already */
+    c->probe_bps = (guint64) (target / MTCP_BITRATE_SHARE);
+    c->probe_end_us = now_us + MTCP_BITRATE_PROBE_WAIT_US;
+    c->probe_again = FALSE;
+    c->probe_target = target;
+    c->probe_seen = 0;
+    GST_DEBUG ("nothing waits: probing for %" G_GUINT64_FORMAT " bit/s "
+        "with padding", c->probe_bps);
+    return FALSE;
+  }
   if (!path_limited)
     return set (c, now_us, (guint64) (c->bps * (1 + MTCP_BITRATE_PROBE)),
         "nothing waits: probing", bps);
   return FALSE;
+}
+
+void
+mtcp_bitrate_control_set_padding_probes (MtcpBitrateControl * c,
+    gboolean padding)
+{
+  if (c->padding_probes && !padding && c->probe_end_us)
+    c->probe_cancel = TRUE;     /* what is left of a probe stops */
+  c->padding_probes = padding;
+  if (!padding)
+    c->probe_end_us = 0;
+}
+
+gboolean
+mtcp_bitrate_control_take_probe (MtcpBitrateControl * c, guint64 * total_bps)
+{
+  if (c->probe_bps == 0 && !c->probe_cancel)
+    return FALSE;
+  *total_bps = c->probe_bps;
+  c->probe_bps = 0;
+  c->probe_cancel = FALSE;
+  return TRUE;
 }
 
 guint64

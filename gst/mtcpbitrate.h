@@ -15,6 +15,17 @@
  * probes seldom; one that held 3 s, or an outage, brings it back to one. The least while the path is dark, so that the stream
  * starts low when it comes back.
  *
+ * With padding probes (mtcp_bitrate_control_set_padding_probes) the
+ * probe does not commit the encoder: the controller asks its owner for
+ * padding that makes the stream up to what a doubled encoder would need
+ * (mtcpprobe.h) and moves the encoder only when what was delivered then
+ * shows the room (the most it showed, once it showed all it was for or
+ * MTCP_BITRATE_PROBE_WAIT_US passed); a probe that showed none, or after
+ * which the path limits, failed, as a step up the path refused. A stream-
+ * limited estimate shows room only as far as what was delivered: above
+ * that it is TCP's windows, a guess (bbr keeps a rate it measured long
+ * ago).
+ *
  * No locking inside: the owner serialises calls. */
 #ifndef __MTCP_BITRATE_H__
 #define __MTCP_BITRATE_H__
@@ -37,19 +48,32 @@ typedef struct {
 #define MTCP_BITRATE_HOLD_US (1 * G_USEC_PER_SEC)
 /* a probe step: this share of the bitrate */
 #define MTCP_BITRATE_PROBE 0.25
+/* how long a padding probe has to show room: its padding (0.7 s), an RTT
+ * or two and the tick the estimate is told at */
+#define MTCP_BITRATE_PROBE_WAIT_US (1200 * G_TIME_SPAN_MILLISECOND)
 
 MtcpBitrateControl *mtcp_bitrate_control_new (const MtcpBitrateBounds *
     bounds, guint64 start_bps);
 void mtcp_bitrate_control_free (MtcpBitrateControl * control);
 
-/* The estimate at @now_us (bits/s; 0: the path is dark) and whether the
+/* The estimate at @now_us (bits/s; 0: the path is dark), whether the
  * path, not the stream, limited it (only then is a lower estimate a reason
- * to go down: a stream-limited one is a floor). TRUE when the encoder's
- * bitrate should change, to *@bps. */
+ * to go down: a stream-limited one is a floor), and what was delivered
+ * over its last span (with padding probes, a stream-limited estimate shows
+ * room only as far as that: the rest is the windows' guess). TRUE when the
+ * encoder's bitrate should change, to *@bps. */
 gboolean mtcp_bitrate_control_update (MtcpBitrateControl * control,
     gint64 now_us, guint64 estimate_bps, gboolean path_limited,
-    guint64 * bps);
+    guint64 delivered_bps, guint64 * bps);
 guint64 mtcp_bitrate_control_bps (const MtcpBitrateControl * control);
+/* Probe with padding instead of raising the encoder by a step. */
+void mtcp_bitrate_control_set_padding_probes (MtcpBitrateControl * control,
+    gboolean padding);
+/* TRUE once after the last update started a padding probe: the stream and
+ * the padding together should make *@total_bps; or stopped one (the path
+ * limits now): *@total_bps is 0. */
+gboolean mtcp_bitrate_control_take_probe (MtcpBitrateControl * control,
+    guint64 * total_bps);
 /* how many times it changed the bitrate */
 guint64 mtcp_bitrate_control_changes (const MtcpBitrateControl * control);
 

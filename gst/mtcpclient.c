@@ -511,6 +511,7 @@ build_stats (MtcpClient * client)
       "buffers-skipped", G_TYPE_UINT64, rs.skipped,
       "buffers-sender-dropped", G_TYPE_UINT64, rs.sender_skipped,
       "buffers-duplicate", G_TYPE_UINT64, client->duplicates,
+      "bytes-padding", G_TYPE_UINT64, client->padding_bytes,
       "buffers-overflow", G_TYPE_UINT64, rs.overflow,
       "skip-ranges", G_TYPE_UINT, mtcp_reorder_n_ranges (client->reorder),
       "late-fraction", G_TYPE_DOUBLE, late_fraction,

@@ -219,6 +219,10 @@ client_handle_data_frame (MtcpClient * client, ClientConn * cc,
       mtcp_control_note_report (client->control, cc->report.rtt_us, 0);
       note_sender_backlog (client);
       return TRUE;
+    case MTCP_FRAME_PADDING:
+      /* the sink measures what the path carries above the stream */
+      client->padding_bytes += hdr->head_size + hdr->length;
+      return TRUE;
     case MTCP_FRAME_REFUSE:{
       MtcpRefuse refuse;
       if (mtcp_parse_refuse (body, hdr->length, &refuse, err))

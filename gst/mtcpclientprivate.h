@@ -140,6 +140,7 @@ struct _MtcpClient {
   guint64 bytes_pushed;
   guint64 late;
   guint64 duplicates;
+  guint64 padding_bytes;        /* PADDING the sink probed the path with */
   guint64 protocol_errors;
   guint64 connections_lost;
   guint64 dials_dropped;        /* dials closed before ready: count fell */

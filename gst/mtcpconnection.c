@@ -106,6 +106,23 @@ mtcp_out_frame_new_feedback (const MtcpFeedback * fb)
   return frame;
 }
 
+MtcpOutFrame *
+mtcp_out_frame_new_padding (gsize size)
+{
+  static const guint8 zeros[MTCP_PADDING_MAX];
+  MtcpOutFrame *frame = mtcp_out_frame_new ();
+  gsize body;
+
+  size = CLAMP (size, MTCP_HEADER_SIZE, MTCP_PADDING_MAX);
+  body = size - MTCP_HEADER_SIZE;
+  frame->type = MTCP_FRAME_PADDING;
+  frame->head_size = mtcp_write_header (frame->head, MTCP_FRAME_PADDING, 0, body);
+  if (body > 0)
+    frame->payload = gst_buffer_new_wrapped_full (GST_MEMORY_FLAG_READONLY,
+        (gpointer) zeros, sizeof (zeros), 0, body, NULL, NULL);
+  return frame;
+}
+
 static const struct {
   GstBufferFlags gst;
   guint32 wire;

@@ -255,6 +255,10 @@ MtcpOutFrame *mtcp_out_frame_new_refuse (guint16 code, const gchar * reason);
 MtcpOutFrame *mtcp_out_frame_new_welcome (const MtcpWelcome * welcome);
 MtcpOutFrame *mtcp_out_frame_new_report (const MtcpReport * report);
 MtcpOutFrame *mtcp_out_frame_new_feedback (const MtcpFeedback * fb);
+/* PADDING of @size bytes on the wire, header included (at least the
+ * header, at most MTCP_PADDING_MAX) */
+#define MTCP_PADDING_MAX (64 * 1024)
+MtcpOutFrame *mtcp_out_frame_new_padding (gsize size);
 
 G_END_DECLS
 

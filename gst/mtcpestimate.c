@@ -33,9 +33,11 @@ struct _MtcpRateEstimate {
   guint n;
   gint64 last_us;
   gdouble bps;
+  gdouble delivered;            /* over the last span */
   gboolean known;
   gboolean path_limited;
   guint64 told_bps;
+  guint64 told_delivered;
   gboolean told_limited;
   gint64 told_us;
 };
@@ -92,8 +94,10 @@ mtcp_rate_estimate_update (MtcpRateEstimate * e, gint64 now_us,
   if (e->n > 0 && now_us <= e->last_us)
     return FALSE;               /* the clock must move */
   if (e->n > 0 && s->bytes_acked <
-      e->history[(e->head + HISTORY - 1) % HISTORY].bytes_acked)
+      e->history[(e->head + HISTORY - 1) % HISTORY].bytes_acked) {
     e->n = 0;                   /* a counter that went back: measure anew */
+    e->delivered = 0;
+  }
   if (delivered_bps (e, now_us, s->bytes_acked, &delivered)) {
     /* at the rate the sockets could drain it: a keyframe behind a thin
      * stream waits long at the stream's own rate, not at the windows' */
@@ -104,10 +108,11 @@ mtcp_rate_estimate_update (MtcpRateEstimate * e, gint64 now_us,
     waited_us += MAX (s->queued_us, 0);
 
     e->path_limited = waited_us > WAIT_LIMITED_US;
+    e->delivered = delivered;
     raw = e->path_limited ? delivered : MAX (delivered, (gdouble)
         s->window_bps);
     if (s->dark)
-      e->bps = 0;
+      e->bps = e->delivered = 0;
     else if (!e->known)
       e->bps = delivered;
     else if (raw <= e->bps)
@@ -132,13 +137,15 @@ mtcp_rate_estimate_update (MtcpRateEstimate * e, gint64 now_us,
   tell = e->told_us == 0 || now_us - e->told_us >= MTCP_ESTIMATE_TELL_US ||
       ABS (e->bps - (gdouble) e->told_bps) >
       MTCP_ESTIMATE_CHANGE * (gdouble) e->told_bps ||
-      e->path_limited != e->told_limited;
+      e->path_limited != e->told_limited || (s->probing &&
+      e->delivered > (1 + MTCP_ESTIMATE_CHANGE) * (gdouble) e->told_delivered);
   if (tell) {
     if (e->told_bps != (guint64) e->bps)
       GST_DEBUG ("estimate %" G_GUINT64_FORMAT " -> %.0f bit/s (%s)",
           e->told_bps, e->bps, s->dark ? "dark" : e->path_limited ?
           "the path limits" : "the stream limits");
     e->told_bps = (guint64) e->bps;
+    e->told_delivered = (guint64) e->delivered;
     e->told_limited = e->path_limited;
     e->told_us = now_us;
   }
@@ -149,6 +156,12 @@ guint64
 mtcp_rate_estimate_bps (const MtcpRateEstimate * e)
 {
   return e->known ? (guint64) e->bps : 0;
+}
+
+guint64
+mtcp_rate_estimate_delivered_bps (const MtcpRateEstimate * e)
+{
+  return e->known ? (guint64) e->delivered : 0;
 }
 
 gboolean

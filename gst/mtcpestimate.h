@@ -39,6 +39,8 @@ typedef struct {
   gint64 queued_us;             /* what the path's own queue holds: the least
                                  * of RTT over least RTT among connections
                                  * with data in flight */
+  gboolean probing;             /* padding runs (mtcpprobe.h): a rise of
+                                 * the delivered rate is told */
 } MtcpRateSample;
 
 /* the span the delivered rate is measured over */
@@ -53,12 +55,16 @@ void mtcp_rate_estimate_free (MtcpRateEstimate * estimate);
 
 /* One measurement at @now_us (monotonic). TRUE when the estimate should be
  * told now: it moved by MTCP_ESTIMATE_CHANGE since it was last told, the
- * path became or stopped being the limit, or MTCP_ESTIMATE_TELL_US
- * passed. */
+ * delivered rate rose by as much while probing (the padding arrived), the path became or stopped being the limit, or
+ * MTCP_ESTIMATE_TELL_US passed. */
 gboolean mtcp_rate_estimate_update (MtcpRateEstimate * estimate,
     gint64 now_us, const MtcpRateSample * sample);
 /* bits/s; 0 until the first span was measured, and while dark */
 guint64 mtcp_rate_estimate_bps (const MtcpRateEstimate * estimate);
+/* What the connections delivered over the last span, bits/s (0 while
+ * dark): all of the estimate while the path limits, the part seen rather
+ * than guessed from the windows while the stream does. */
+guint64 mtcp_rate_estimate_delivered_bps (const MtcpRateEstimate * estimate);
 /* A span was measured: the estimate means something (0 then is dark). */
 gboolean mtcp_rate_estimate_known (const MtcpRateEstimate * estimate);
 /* The path, not the stream, limited the last measurement. */

@@ -97,6 +97,8 @@ mtcp_frame_type_name (guint8 type)
       return "BUFFER";
     case MTCP_FRAME_BUFFER_DELTA:
       return "BUFFER_DELTA";
+    case MTCP_FRAME_PADDING:
+      return "PADDING";
     case MTCP_FRAME_EOS:
       return "EOS";
     case MTCP_FRAME_SKIP:

@@ -54,6 +54,8 @@ typedef enum {
   MTCP_FRAME_SKIP = 0x13,       /* sink -> receiver: a range that will never come */
   MTCP_FRAME_BUFFER_DELTA = 0x14,       /* BUFFER with its fields coded against
                                          * the previous one on the connection */
+  MTCP_FRAME_PADDING = 0x15,    /* sink -> receiver: bytes to skip, a probe
+                                 * of the path above the stream */
   MTCP_FRAME_REPORT = 0x20,     /* sink -> receiver: connection and stream state */
   MTCP_FRAME_FEEDBACK = 0x21,   /* receiver -> sink: progress and buffer level */
   MTCP_FRAME_RETIRE = 0x22,     /* receiver -> sink: give this connection no

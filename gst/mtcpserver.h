@@ -129,10 +129,17 @@ void mtcp_server_set_limits (MtcpServer * server,
 GstStructure *mtcp_server_get_stats (MtcpServer * server);
 /* The weakest (@strongest: the strongest) bandwidth estimate of the
  * sessions that have connections and a measured span (bits/s; 0: none, or
- * dark), whether the path limited it, and the skips of every session so
- * far, ended ones too. */
+ * dark), whether the path limited it, what that session delivered over
+ * its last span, and the skips of every session so far, ended ones too. */
 void mtcp_server_get_estimate (MtcpServer * server, gboolean strongest,
-    guint64 * bps, gboolean * path_limited, guint64 * skips);
+    guint64 * bps, gboolean * path_limited, guint64 * delivered_bps,
+    guint64 * skips);
+/* Any thread, no lock held. Each session whose path carries the whole
+ * stream (a known estimate, not the path's limit) adds padding for a
+ * while (mtcpprobe.h), so that the stream and it make @total_bps, and
+ * stops early once its path queues: what the path then delivers is in
+ * the estimate. @total_bps 0: every probe stops. */
+void mtcp_server_probe (MtcpServer * server, guint64 total_bps);
 
 G_END_DECLS
 

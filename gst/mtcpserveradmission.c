@@ -67,6 +67,7 @@ session_new (MtcpServer * server, guint64 join_backlog)
       join_backlog);
   sess->repair = mtcp_repair_budget_new (server->config.copy_overhead_percent);
   sess->estimate = mtcp_rate_estimate_new ();
+  sess->probe = mtcp_rate_probe_new ();
   sess->conns = g_ptr_array_new ();
   sess->retiring = g_ptr_array_new ();
   sess->created_us = g_get_monotonic_time ();
@@ -92,6 +93,7 @@ server_session_free (MtcpServer * server, ServerSession * sess)
   mtcp_send_queue_remove_session (server->queue, sess->qs);
   mtcp_repair_budget_free (sess->repair);
   mtcp_rate_estimate_free (sess->estimate);
+  mtcp_rate_probe_free (sess->probe);
   mtcp_burst_free (sess->burst);
   g_ptr_array_unref (sess->conns);
   g_ptr_array_unref (sess->retiring);

@@ -17,6 +17,9 @@
 GST_DEBUG_CATEGORY (mtcp_server_path_debug);
 #define GST_CAT_DEFAULT mtcp_server_path_debug
 
+/* how often a probe's padding is given out when nothing else pumps */
+#define PROBE_TIMER_MS 20
+
 /* no ACK this long (or 2 RTT + 4 RTTVAR) on a connection with data in
  * flight: silent; all of them silent: the path is dark */
 #define DARK_MIN_US (G_USEC_PER_SEC)
@@ -31,6 +34,35 @@ gboolean
 server_conn_backlogged (const ServerConn * sc)
 {
   return server_conn_unsent_bytes (sc) > 0;
+}
+
+/* The queue in @sc's path by the TCP_INFO last read: RTT over least RTT. */
+static gint64
+conn_path_queue_us (const ServerConn * sc)
+{
+  if (sc->info.rtt_us == 0 || sc->info.min_rtt_us == 0 ||
+      sc->info.min_rtt_us == G_MAXUINT32)
+    return 0;
+  return MAX ((gint64) sc->info.rtt_us - sc->info.min_rtt_us, 0);
+}
+
+gboolean
+server_conn_probe_queued (const ServerConn * sc)
+{
+  return conn_path_queue_us (sc) > sc->probe_queue_us + MTCP_PROBE_QUEUE_US;
+}
+
+/* server->lock held. The probe's padding made the path queue on every
+ * connection of @sess. */
+static gboolean
+session_probe_queued (ServerSession * sess)
+{
+  guint i;
+
+  for (i = 0; i < sess->conns->len; i++)
+    if (!server_conn_probe_queued (g_ptr_array_index (sess->conns, i)))
+      return FALSE;
+  return sess->conns->len > 0;
 }
 
 /* server->lock held. Feeds the session's bandwidth estimate with what its
@@ -88,6 +120,12 @@ session_estimate (MtcpServer * server, ServerSession * sess,
   }
   if (queued_us != G_MAXINT64)
     sample.queued_us = queued_us;
+  /* padding that waits in the path delays the frames behind it */
+  if (mtcp_rate_probe_active (sess->probe, g_get_monotonic_time ()) &&
+      (path->dark || session_probe_queued (sess)))
+    mtcp_rate_probe_stop (sess->probe, g_get_monotonic_time (), TRUE);
+  sample.probing = mtcp_rate_probe_recent (sess->probe,
+      g_get_monotonic_time ());
   for (i = 0; i < sess->retiring->len; i++) {
     ServerConn *sc = g_ptr_array_index (sess->retiring, i);
     mtcp_tcp_info_read (mtcp_connection_get_socket (sc->conn), &sc->info);
@@ -102,6 +140,8 @@ session_estimate (MtcpServer * server, ServerSession * sess,
       mtcp_rate_estimate_bps (sess->estimate),
       "path-limited", G_TYPE_BOOLEAN,
       mtcp_rate_estimate_path_limited (sess->estimate),
+      "delivered-bitrate", G_TYPE_UINT64,
+      mtcp_rate_estimate_delivered_bps (sess->estimate),
       "stream-bitrate", G_TYPE_UINT64, server->stream_bitrate,
       "n-connections", G_TYPE_UINT, sess->conns->len, NULL);
   /* a calling sink's uplinks, each its share (bonded modems) */
@@ -149,4 +189,68 @@ server_session_measure_path (MtcpServer * server, ServerSession * sess)
   mtcp_send_queue_session_set_transit (server->queue, sess->qs,
       server_session_transit_us (sess) * GST_USECOND);
   session_estimate (server, sess, &path);
+}
+
+/* The I/O thread's timer while a probe runs, no lock held (it takes it):
+ * the padding goes out at its rate even when nothing else pumps (a stream
+ * of a few frames a second). */
+static gboolean
+on_probe_timer (gpointer data)
+{
+  MtcpServer *server = data;
+  gint64 now = g_get_monotonic_time ();
+  gboolean active = FALSE;
+  GList *l;
+
+  g_mutex_lock (&server->lock);
+  if (server->running && !server->flushing)
+    for (l = server->sessions; l; l = l->next) {
+      ServerSession *sess = l->data;
+      if (mtcp_rate_probe_active (sess->probe, now)) {
+        active = TRUE;
+        server_pump_session (server, sess);
+      }
+    }
+  server->probe_timer = active;
+  server_reap (server);
+  server_unlock (server);
+  return active ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+}
+
+void
+mtcp_server_probe (MtcpServer * server, guint64 total_bps)
+{
+  gint64 now = g_get_monotonic_time ();
+  gboolean started = FALSE;
+  GList *l;
+  guint i;
+
+  g_mutex_lock (&server->lock);
+  for (l = server->sessions; l; l = l->next) {
+    ServerSession *sess = l->data;
+
+    if (total_bps == 0) {
+      mtcp_rate_probe_stop (sess->probe, now, TRUE);
+      continue;
+    }
+    /* a path that is the limit, or dark, has no room to show */
+    if (sess->conns->len == 0 || mtcp_rate_estimate_bps (sess->estimate) == 0
+        || mtcp_rate_estimate_path_limited (sess->estimate) ||
+        total_bps <= server->stream_bitrate)
+      continue;
+    for (i = 0; i < sess->conns->len; i++) {
+      ServerConn *sc = g_ptr_array_index (sess->conns, i);
+      sc->probe_queue_us = conn_path_queue_us (sc);
+    }
+    mtcp_rate_probe_start (sess->probe, now, total_bps -
+        server->stream_bitrate, MTCP_PROBE_DURATION_US);
+    started = TRUE;
+  }
+  if (started && !server->probe_timer && server->running &&
+      !server->flushing) {
+    server->probe_timer = TRUE;
+    mtcp_io_thread_add_timeout (&server->io, PROBE_TIMER_MS, on_probe_timer,
+        server);
+  }
+  g_mutex_unlock (&server->lock);
 }

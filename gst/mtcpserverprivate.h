@@ -23,6 +23,7 @@
 #include "mtcpiothread.h"
 #include "mtcprepair.h"
 #include "mtcpestimate.h"
+#include "mtcpprobe.h"
 #include "mtcptransit.h"
 #include "mtcpauth.h"
 #include "mtcpconnector.h"
@@ -75,6 +76,7 @@ typedef struct {
   MtcpTcpInfo info;
   gint64 watch_read_us;         /* when info was last read between ticks */
   MtcpDrainRate drain;          /* what its receiver acknowledged lately */
+  gint64 probe_queue_us;        /* its path's queue when a probe began */
   gboolean silent;              /* as last seen (mtcpserverschedule.c) */
   guint32 rtt_before_silence_us;        /* its smoothed RTT then */
   gint64 heard_again_us;        /* when the last silence ended, 0 = none */
@@ -113,6 +115,8 @@ struct _ServerSession {
   gint64 latency_us;            /* the receiver's, from HELLO; 0 = unknown */
   MtcpRepairBudget *repair;     /* pays for hedges and copies */
   MtcpRateEstimate *estimate;   /* what its connections can carry now */
+  MtcpRateProbe *probe;         /* padding that measures the room above the
+                                 * stream (mtcpserverpath.c) */
   guint64 frames_copied;        /* copied because their deadline was near */
   guint64 gated;                /* times a connection could take a frame
                                  * but would have delivered it late */
@@ -188,6 +192,7 @@ struct _MtcpServer {
   guint bound_port;
   MtcpIoThread io;
   gint wake_pending;            /* atomic: a pump is already scheduled */
+  gboolean probe_timer;         /* a probe's timer runs (mtcpserverpath.c) */
 
   gboolean live;                /* the last buffer came from a live upstream:
                                  * sessions may skip what would arrive late */
@@ -301,6 +306,9 @@ void server_session_measure_path (MtcpServer * server, ServerSession * sess);
  * by the TCP_INFO last read; backlogged when that is not 0. */
 guint64 server_conn_unsent_bytes (const ServerConn * sc);
 gboolean server_conn_backlogged (const ServerConn * sc);
+/* The queue in @sc's path grew by MTCP_PROBE_QUEUE_US since the session's
+ * probe began (by the TCP_INFO last read): no padding for it. */
+gboolean server_conn_probe_queued (const ServerConn * sc);
 
 /* mtcpserverdial.c. server_on_connect_failed: the I/O thread, no lock
  * held (it takes it). */

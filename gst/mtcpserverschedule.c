@@ -282,8 +282,9 @@ conn_give (MtcpServer * server, ServerConn * sc, MtcpOutFrame * f)
 }
 
 /* DMP: each connection that can send takes frames until it would block,
- * a run at a time, written with one call (with the REPORT that was due). */
-static void
+ * a run at a time, written with one call (with the REPORT that was due).
+ * TRUE when the session's queue ran empty. */
+static gboolean
 pump_dynamic (MtcpServer * server, ServerSession * sess)
 {
   guint n = sess->conns->len, k;
@@ -312,16 +313,18 @@ pump_dynamic (MtcpServer * server, ServerSession * sess)
         MtcpIoResult r;
         if (run > 0)
           server_conn_flush (server, sc, &r);
-        return;
+        return TRUE;
       }
       if (sc->session == NULL)
         break;                  /* closed while writing */
     }
   }
+  return FALSE;
 }
 
-/* MultiTCP 4.2.3: frames in turn, a blocked connection loses its turn. */
-static void
+/* MultiTCP 4.2.3: frames in turn, a blocked connection loses its turn.
+ * TRUE when the session's queue ran empty. */
+static gboolean
 pump_round_robin (MtcpServer * server, ServerSession * sess)
 {
   for (;;) {
@@ -337,23 +340,25 @@ pump_round_robin (MtcpServer * server, ServerSession * sess)
         break;
       }
       if (n != sess->conns->len)
-        return;                 /* a connection closed: start over later */
+        return FALSE;           /* a connection closed: start over later */
     }
     if (chosen == NULL)
-      return;
+      return FALSE;
     {
       MtcpOutFrame *f = mtcp_send_queue_take (server->queue, sess->qs);
       if (f == NULL)
-        return;
+        return TRUE;
       conn_give (server, chosen, f);
     }
   }
 }
 
-/* The baseline: sequence number modulo N fixes the connection. */
-static void
+/* The baseline: sequence number modulo N fixes the connection. TRUE when
+ * the session's queue ran empty. */
+static gboolean
 pump_static (MtcpServer * server, ServerSession * sess)
 {
+  MtcpQueueSessionStats qst;
   guint k;
 
   for (k = 0; k < sess->conns->len; k++) {
@@ -367,25 +372,69 @@ pump_static (MtcpServer * server, ServerSession * sess)
         break;
       conn_give (server, sc, f);
       if (sc->session == NULL || n != sess->conns->len)
-        return;
+        return FALSE;
     }
+  }
+  if (!mtcp_rate_probe_active (sess->probe, g_get_monotonic_time ()))
+    return FALSE;               /* nothing to pad: no need to know */
+  mtcp_send_queue_session_stats (server->queue, sess->qs, &qst);
+  return qst.backlog_buffers == 0;
+}
+
+/* The session's queue ran empty: the padding its probe owes now goes to
+ * the first connection ready for more (mtcpprobe.h), no more than its
+ * unsent-bytes mark or a frame the receiver accepts, and none to one
+ * whose path's queue grew since the probe began. */
+static void
+session_pad (MtcpServer * server, ServerSession * sess)
+{
+  gsize due = mtcp_rate_probe_due (sess->probe, g_get_monotonic_time ());
+  guint n = sess->conns->len, k;
+
+  if (due == 0)
+    return;
+  for (k = 0; k < n; k++) {
+    ServerConn *sc = g_ptr_array_index (sess->conns, (sess->rr_next + k) % n);
+    gsize most;
+    MtcpIoResult r;
+
+    if (server_conn_probe_queued (sc))
+      continue;
+    if (!conn_ready (server, sc)) {
+      if (n != sess->conns->len)
+        return;                 /* one closed: the next pump pads */
+      continue;
+    }
+    most = sc->lowat ? MIN (sc->lowat, PUMP_RUN_BYTES) : PUMP_RUN_BYTES;
+    most = MIN (most, (gsize) server->config.max_frame + MTCP_HEADER_SIZE);
+    due = MIN (due, most);
+    mtcp_rate_probe_sent (sess->probe, due);
+    GST_LOG ("session %s: %" G_GSIZE_FORMAT " bytes of padding on "
+        "connection %u", sess->id_str, due, sc->id);
+    mtcp_connection_queue (sc->conn, mtcp_out_frame_new_padding (due));
+    server_conn_flush (server, sc, &r);
+    return;
   }
 }
 
 void
 server_pump_session (MtcpServer * server, ServerSession * sess)
 {
+  gboolean emptied = FALSE;
+
   switch (server->config.scheduler) {
     case MTCP_SCHEDULER_DYNAMIC:
-      pump_dynamic (server, sess);
+      emptied = pump_dynamic (server, sess);
       break;
     case MTCP_SCHEDULER_ROUND_ROBIN:
-      pump_round_robin (server, sess);
+      emptied = pump_round_robin (server, sess);
       break;
     case MTCP_SCHEDULER_STATIC:
-      pump_static (server, sess);
+      emptied = pump_static (server, sess);
       break;
   }
+  if (emptied)
+    session_pad (server, sess);
   g_cond_broadcast (&server->cond);
 }
 

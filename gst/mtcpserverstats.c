@@ -128,13 +128,15 @@ server_paths_value (MtcpServer * server, GValue * array)
 
 void
 mtcp_server_get_estimate (MtcpServer * server, gboolean strongest,
-    guint64 * bps, gboolean * path_limited, guint64 * skips)
+    guint64 * bps, gboolean * path_limited, guint64 * delivered_bps,
+    guint64 * skips)
 {
   gboolean found = FALSE;
   GList *l;
 
   *bps = 0;
   *path_limited = FALSE;
+  *delivered_bps = 0;
   g_mutex_lock (&server->lock);
   *skips = server->skips_ended;
   for (l = server->sessions; l; l = l->next) {
@@ -151,6 +153,7 @@ mtcp_server_get_estimate (MtcpServer * server, gboolean strongest,
     if (!found || (strongest ? est > *bps : est < *bps)) {
       *bps = est;
       *path_limited = mtcp_rate_estimate_path_limited (sess->estimate);
+      *delivered_bps = mtcp_rate_estimate_delivered_bps (sess->estimate);
       found = TRUE;
     }
   }
@@ -233,6 +236,10 @@ mtcp_server_get_stats (MtcpServer * server)
         "copies-refused", G_TYPE_UINT64,
         mtcp_repair_budget_refused (sess->repair),
         "bytes-copied", G_TYPE_UINT64, sess->bytes_copied,
+        "probes", G_TYPE_UINT64, mtcp_rate_probe_count (sess->probe),
+        "probes-stopped-early", G_TYPE_UINT64,
+        mtcp_rate_probe_stopped_early (sess->probe),
+        "bytes-padding", G_TYPE_UINT64, mtcp_rate_probe_bytes (sess->probe),
         "frames-expired", G_TYPE_UINT64, sess->frames_expired,
         "bytes-kept", G_TYPE_UINT64, (guint64) sess->bytes_kept,
         "state", G_TYPE_STRING, sess->orphaned_us ? "waiting" : "active",

@@ -16,6 +16,8 @@ typedef struct {
   MtcpBitrateControl *c;
   gint64 now_us;
   guint changes;
+  guint64 probe_bps;            /* what the last padding probe asked for */
+  gint64 probe_end_us;          /* and until when its padding is seen */
 } Run;
 
 static void
@@ -25,6 +27,8 @@ run_init (Run * r, guint64 min, guint64 max, guint64 start)
   r->c = mtcp_bitrate_control_new (&b, start);
   r->now_us = 1000 * G_USEC_PER_SEC;
   r->changes = 0;
+  r->probe_bps = 0;
+  r->probe_end_us = 0;
 }
 
 /* @seconds of the estimate at @estimate, told every half second; the path
@@ -38,7 +42,7 @@ feed_limited (Run * r, gdouble seconds, guint64 estimate, gboolean limited)
   while (r->now_us < end) {
     r->now_us += STEP_US;
     if (mtcp_bitrate_control_update (r->c, r->now_us, estimate, limited,
-            &bps)) {
+            estimate, &bps)) {
       fail_unless_equals_uint64 (bps, mtcp_bitrate_control_bps (r->c));
       r->changes++;
     }
@@ -116,7 +120,7 @@ feed_path (Run * r, gdouble seconds, guint64 capacity)
     guint64 now_bps = mtcp_bitrate_control_bps (r->c);
     r->now_us += STEP_US;
     if (mtcp_bitrate_control_update (r->c, r->now_us, MIN (now_bps,
-                capacity), now_bps > capacity, &bps))
+                capacity), now_bps > capacity, MIN (now_bps, capacity), &bps))
       r->changes++;
   }
 }
@@ -239,6 +243,111 @@ GST_START_TEST (test_outage_starts_low)
 
 GST_END_TEST;
 
+/* As feed_path, with padding probes: while one runs (its padding for
+ * 0.5 s, seen in the estimate until a step later) the path carries the
+ * stream and the padding up to its capacity; while the stream is the
+ * limit the estimate is at least @guess (TCP's windows: bbr keeps a rate
+ * it measured long ago). The probes asked for in @probes, the most the
+ * encoder made in @most. */
+static void
+feed_probed_path (Run * r, gdouble seconds, guint64 capacity, guint64 guess,
+    guint * probes, guint64 * most)
+{
+  gint64 end = r->now_us + (gint64) (seconds * G_USEC_PER_SEC);
+  guint64 bps = 0, total;
+
+  while (r->now_us < end) {
+    guint64 now_bps = mtcp_bitrate_control_bps (r->c);
+    guint64 sent = r->now_us < r->probe_end_us ? MAX (r->probe_bps, now_bps) :
+        now_bps;
+    r->now_us += STEP_US;
+    if (mtcp_bitrate_control_update (r->c, r->now_us, sent > capacity ?
+            capacity : MAX (guess, sent), sent > capacity, MIN (sent,
+                capacity), &bps))
+      r->changes++;
+    if (mtcp_bitrate_control_take_probe (r->c, &total)) {
+      r->probe_bps = total;
+      r->probe_end_us = total ? r->now_us + STEP_US + 1 : 0;
+      if (total)
+        (*probes)++;
+    }
+    *most = MAX (*most, mtcp_bitrate_control_bps (r->c));
+  }
+}
+
+/* With padding probes the encoder never goes where the path was not seen
+ * to carry, whatever the windows guess: on a path of 1.2 Mbit/s a
+ * 1 Mbit/s stream stays, its probes failing and backing off (one each 1,
+ * 2, then 4 holds); on a path of 8 Mbit/s each probe lets it double, up
+ * to max. */
+GST_START_TEST (test_padding_probes_commit_nothing)
+{
+  Run r;
+  guint probes = 0;
+  guint64 most = 0, total;
+
+  run_init (&r, 300000, 4000000, 1000000);
+  mtcp_bitrate_control_set_padding_probes (r.c, TRUE);
+  feed_probed_path (&r, 30, 1200000, 8000000, &probes, &most);
+  fail_unless_equals_uint64 (most, 1000000);
+  fail_unless_equals_int (r.changes, 0);
+  /* 1 + 1.2 s, 2 + 1.2 s, then 4 + 1.2 s each */
+  fail_unless (probes >= 5 && probes <= 7, "%u probes", probes);
+  mtcp_bitrate_control_free (r.c);
+
+  run_init (&r, 300000, 4000000, 1000000);
+  mtcp_bitrate_control_set_padding_probes (r.c, TRUE);
+  probes = 0;
+  feed_probed_path (&r, 0.5, 8000000, 8000000, &probes, &most);
+  fail_unless_equals_int (probes, 1);
+  /* what a doubled stream would need at its share */
+  fail_unless_equals_uint64 (r.probe_bps, 2500000);
+  fail_unless (mtcp_bitrate_control_take_probe (r.c, &total) == FALSE);
+  fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 1000000);
+  feed_probed_path (&r, 10, 8000000, 8000000, &probes, &most);
+  fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 4000000);
+  fail_unless_equals_int (r.changes, 2);
+  mtcp_bitrate_control_free (r.c);
+}
+
+GST_END_TEST;
+
+/* A probe after which the path limits: the encoder is cut to its share of
+ * what arrived (the padding may be what filled the path, but the stream
+ * was above its share of it), and the padding left stops. */
+GST_START_TEST (test_padding_probe_that_fills_the_path_stops)
+{
+  Run r;
+  guint64 bps = 0, total = 0;
+
+  run_init (&r, 300000, 4000000, 1000000);
+  mtcp_bitrate_control_set_padding_probes (r.c, TRUE);
+  r.now_us += STEP_US;
+  fail_if (mtcp_bitrate_control_update (r.c, r.now_us, 1000000, FALSE,
+          1000000, &bps));
+  fail_unless (mtcp_bitrate_control_take_probe (r.c, &total));
+  fail_unless_equals_uint64 (total, 2500000);
+  r.now_us += STEP_US;
+  fail_unless (mtcp_bitrate_control_update (r.c, r.now_us, 1100000, TRUE,
+          1100000, &bps));
+  fail_unless_equals_uint64 (bps, 880000);
+  fail_unless (mtcp_bitrate_control_take_probe (r.c, &total));
+  fail_unless_equals_uint64 (total, 0);
+  fail_if (mtcp_bitrate_control_take_probe (r.c, &total));
+  /* it failed: the next probe after two holds, not one */
+  r.now_us += G_USEC_PER_SEC + STEP_US;
+  fail_if (mtcp_bitrate_control_update (r.c, r.now_us, 880000, FALSE,
+          880000, &bps));
+  fail_if (mtcp_bitrate_control_take_probe (r.c, &total));
+  r.now_us += G_USEC_PER_SEC;
+  fail_if (mtcp_bitrate_control_update (r.c, r.now_us, 880000, FALSE,
+          880000, &bps));
+  fail_unless (mtcp_bitrate_control_take_probe (r.c, &total));
+  mtcp_bitrate_control_free (r.c);
+}
+
+GST_END_TEST;
+
 static Suite *
 bitrate_suite (void)
 {
@@ -249,6 +358,8 @@ bitrate_suite (void)
   tcase_add_test (tc, test_down_at_once);
   tcase_add_test (tc, test_up_after_a_hold_towards_the_share);
   tcase_add_test (tc, test_probes_while_nothing_waits_and_backs_off);
+  tcase_add_test (tc, test_padding_probes_commit_nothing);
+  tcase_add_test (tc, test_padding_probe_that_fills_the_path_stops);
   tcase_add_test (tc, test_noise_changes_nothing);
   tcase_add_test (tc, test_cut_when_the_path_queues);
   tcase_add_test (tc, test_outage_starts_low);

@@ -163,6 +163,10 @@ slowest_session_estimate (GstElement * sink)
   return estimate;
 }
 
+/* what the last stream_to_slow_receiver's sink padded (every session) and
+ * its fast receiver skipped as padding */
+static guint64 last_sink_padding, last_fast_padding, last_probes;
+
 /* Streams 7 s of 2 Mbit/s through a stand-in encoder (in a bin) into
  * multitcpsink (in a bin) with @sink_props, to a receiver that reads about
  * 160-320 kbit/s and, with @fast_too, a multitcpsrc that takes it all;
@@ -238,6 +242,22 @@ stream_to_slow_receiver (const gchar * sink_props, gboolean fast_too,
   }
   g_object_get (enc, "bitrate", &kbps, NULL);
   g_object_get (sink, "stats", &st, NULL);
+  last_sink_padding = last_probes = last_fast_padding = 0;
+  {
+    const GValue *sessions = gst_structure_get_value (st, "sessions");
+    for (i = 0; sessions && i < gst_value_array_get_size (sessions); i++) {
+      const GstStructure *ss =
+          gst_value_get_structure (gst_value_array_get_value (sessions, i));
+      last_sink_padding += structure_unsigned (ss, "bytes-padding");
+      last_probes += structure_unsigned (ss, "probes");
+    }
+  }
+  if (fast) {
+    GstStructure *fst;
+    g_object_get (fast->src, "stats", &fst, NULL);
+    last_fast_padding = structure_unsigned (fst, "bytes-padding");
+    gst_structure_free (fst);
+  }
   fail_unless (gst_structure_get_uint64 (st, "encoder-bitrate",
           encoder_bitrate));
   fail_unless (gst_structure_get_uint64 (st, "bitrate-changes", changes));
@@ -311,6 +331,35 @@ GST_START_TEST (test_encoder_follows_strongest_receiver)
 
 GST_END_TEST;
 
+/* bitrate-probe=padding next to a fast receiver: once the encoder nears
+ * what the stream carries, the sink probes with PADDING, which the fast
+ * receiver skips and counts; the encoder still follows the strongest.
+ * The default (encoder) sends none. */
+GST_START_TEST (test_padding_probes_reach_the_receiver)
+{
+  guint64 encoder_bitrate = 0, changes = 0, slow_estimate = 0;
+  gint keyframes = 0;
+  guint kbps;
+
+  kbps = stream_to_slow_receiver ("bitrate-follows=strongest "
+      "bitrate-probe=padding", TRUE, &encoder_bitrate, &changes, &keyframes,
+      &slow_estimate);
+  fail_unless (kbps >= 1500, "the strongest receiver's pace: %u kbit/s",
+      kbps);
+  fail_unless (last_probes >= 1, "no probe");
+  fail_unless (last_sink_padding > 0, "no padding sent");
+  fail_unless (last_fast_padding > 0, "no padding received");
+  fail_unless (last_fast_padding <= last_sink_padding,
+      "%" G_GUINT64_FORMAT " received of %" G_GUINT64_FORMAT,
+      last_fast_padding, last_sink_padding);
+  stream_to_slow_receiver ("bitrate-follows=strongest", TRUE,
+      &encoder_bitrate, &changes, &keyframes, &slow_estimate);
+  fail_unless_equals_uint64 (last_probes, 0);
+  fail_unless_equals_uint64 (last_sink_padding, 0);
+}
+
+GST_END_TEST;
+
 /* bitrate-control=encoder with no encoder upstream: a warning that says
  * so, the stream goes on. */
 GST_START_TEST (test_no_encoder_is_a_warning)
@@ -349,6 +398,7 @@ bitrate_elements_suite (void)
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, test_encoder_follows_slow_receiver);
   tcase_add_test (tc, test_encoder_follows_strongest_receiver);
+  tcase_add_test (tc, test_padding_probes_reach_the_receiver);
   tcase_add_test (tc, test_no_encoder_is_a_warning);
   return s;
 }

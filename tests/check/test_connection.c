@@ -72,6 +72,41 @@ seq_of_only (GList * frames)
 
 /* A receiver with latency maps its clock on the first buffer handed out:
  * each frame is due its running time after that one, by the sink's clock. */
+/* A probe's PADDING: the size asked for on the wire, header included, a
+ * body of zeros a reader takes as one frame to skip; not sequenced, so
+ * never kept, copied or resent; within bounds whatever is asked. */
+GST_START_TEST (test_padding_frame)
+{
+  MtcpOutFrame *f = mtcp_out_frame_new_padding (5000);
+  MtcpFrameHeader hdr;
+  GstMapInfo map;
+  gchar *err = NULL;
+  gsize i;
+
+  fail_unless_equals_uint64 (mtcp_out_frame_size (f), 5000);
+  fail_unless_equals_int (mtcp_parse_header (f->head, f->head_size,
+          MTCP_MAX_FRAME_DEFAULT, &hdr, &err), MTCP_PARSE_OK);
+  fail_unless_equals_int (hdr.type, MTCP_FRAME_PADDING);
+  fail_unless_equals_int (hdr.length, 5000 - MTCP_HEADER_SIZE);
+  fail_unless (gst_buffer_map (f->payload, &map, GST_MAP_READ));
+  fail_unless_equals_uint64 (map.size, hdr.length);
+  for (i = 0; i < map.size; i++)
+    fail_unless_equals_int (map.data[i], 0);
+  gst_buffer_unmap (f->payload, &map);
+  fail_if (mtcp_frame_is_sequenced (f->type));
+  mtcp_out_frame_free (f);
+
+  f = mtcp_out_frame_new_padding (2);
+  fail_unless_equals_uint64 (mtcp_out_frame_size (f), MTCP_HEADER_SIZE);
+  fail_unless (f->payload == NULL);
+  mtcp_out_frame_free (f);
+  f = mtcp_out_frame_new_padding (1 << 20);
+  fail_unless_equals_uint64 (mtcp_out_frame_size (f), MTCP_PADDING_MAX);
+  mtcp_out_frame_free (f);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_frames_carry_due_time)
 {
   MtcpSendQueueLimits limits = { 0, GST_CLOCK_TIME_NONE };
@@ -913,6 +948,7 @@ connection_suite (void)
   TCase *tc = tcase_create ("general");
 
   suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_padding_frame);
   tcase_add_test (tc, test_frames_carry_due_time);
   tcase_add_test (tc, test_copies_what_tcp_has_not_delivered_near_deadline);
   tcase_add_test (tc, test_hedged_frames_not_copied_again);

@@ -17,6 +17,7 @@ typedef struct {
   guint64 acked;
   guint told;
   gint64 queued_us;             /* in the path's queue, from its RTTs */
+  gboolean probing;             /* a padding probe runs */
 } Trace;
 
 static void
@@ -27,6 +28,7 @@ trace_init (Trace * t)
   t->acked = 0;
   t->told = 0;
   t->queued_us = 0;
+  t->probing = FALSE;
 }
 
 /* @seconds of ticks at which the path delivers @delivered_bps, the
@@ -38,7 +40,9 @@ run (Trace * t, gdouble seconds, guint64 delivered_bps, guint64 window_bps,
   gint64 end = t->now_us + (gint64) (seconds * G_USEC_PER_SEC);
 
   while (t->now_us < end) {
-    MtcpRateSample s = { 0, window_bps, waiting, dark, t->queued_us };
+    MtcpRateSample s = { 0, window_bps, waiting, dark, t->queued_us,
+      t->probing
+    };
     t->now_us += TICK_US;
     t->acked += delivered_bps / 8 * TICK_US / G_USEC_PER_SEC;
     s.bytes_acked = t->acked;
@@ -207,6 +211,35 @@ GST_START_TEST (test_odd_input_ignored)
 
 GST_END_TEST;
 
+/* The windows guess 8 Mbit/s over a 1 Mbit/s stream: the estimate stays
+ * at the guess while the delivered rate rises to 2.5 Mbit/s; that rise is
+ * told at once only while a padding probe runs (its result), and the
+ * delivered rate is there to read. */
+GST_START_TEST (test_delivered_rise_told_while_probing)
+{
+  Trace t;
+  guint told;
+  gboolean probing;
+
+  for (probing = FALSE; probing <= TRUE; probing++) {
+    trace_init (&t);
+    run (&t, 8, 1000000, 8000000, 0, FALSE);
+    fail_unless (mtcp_rate_estimate_delivered_bps (t.e) < 1100000);
+    told = t.told;
+    t.probing = probing;
+    run (&t, 0.7, 2500000, 8000000, 0, FALSE);
+    fail_unless (mtcp_rate_estimate_delivered_bps (t.e) > 2000000);
+    fail_unless (mbps (&t) > 7.5, "%f", mbps (&t));
+    if (probing)
+      fail_unless (t.told - told >= 2, "told %u", t.told - told);
+    else
+      fail_unless (t.told - told <= 1, "told %u", t.told - told);
+    mtcp_rate_estimate_free (t.e);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 estimate_suite (void)
 {
@@ -220,6 +253,7 @@ estimate_suite (void)
   tcase_add_test (tc, test_drop_and_outage_followed_at_once);
   tcase_add_test (tc, test_told_on_change_and_every_second);
   tcase_add_test (tc, test_odd_input_ignored);
+  tcase_add_test (tc, test_delivered_rise_told_while_probing);
   tcase_add_test (tc, test_keyframe_behind_thin_stream_is_not_the_path);
   return s;
 }
