@@ -1399,7 +1399,8 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
    */
   g_object_class_install_property (gobject_class, PROP_MAX_FRAME_SIZE,
       g_param_spec_uint ("max-frame-size", "Max frame size",
-          "Largest frame body accepted from a peer, in bytes", 1024,
+          "Largest frame body accepted from a peer, in bytes",
+          MTCP_MAX_FRAME_MIN,
           MTCP_MAX_FRAME_LIMIT, DEFAULT_MAX_FRAME_SIZE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   /**

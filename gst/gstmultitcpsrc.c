@@ -1139,7 +1139,8 @@ gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
    */
   g_object_class_install_property (gobject_class, PROP_MAX_FRAME_SIZE,
       g_param_spec_uint ("max-frame-size", "Max frame size",
-          "Largest frame body accepted from the sink, in bytes", 1024,
+          "Largest frame body accepted from the sink, in bytes",
+          MTCP_MAX_FRAME_MIN,
           MTCP_MAX_FRAME_LIMIT, DEFAULT_MAX_FRAME_SIZE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   /**

@@ -149,6 +149,8 @@ mtcp_bitrate_control_update (MtcpBitrateControl * c, gint64 now_us,
       gboolean changed = set (c, now_us, (guint64) MIN (c->probe_seen,
               c->bps * 2.0), "the probe showed room", bps);
       c->probe_again = c->probe_seen >= c->probe_target;
+      /* what is left of its padding would go above what it showed */
+      c->probe_cancel = TRUE;
       return changed;
     }
     /* the padding found no room: a step up the path refused */
@@ -190,8 +192,10 @@ mtcp_bitrate_control_set_padding_probes (MtcpBitrateControl * c,
   if (c->padding_probes && !padding && c->probe_end_us)
     c->probe_cancel = TRUE;     /* what is left of a probe stops */
   c->padding_probes = padding;
-  if (!padding)
+  if (!padding) {
     c->probe_end_us = 0;
+    c->probe_again = FALSE;
+  }
 }
 
 gboolean

@@ -256,8 +256,8 @@ MtcpOutFrame *mtcp_out_frame_new_welcome (const MtcpWelcome * welcome);
 MtcpOutFrame *mtcp_out_frame_new_report (const MtcpReport * report);
 MtcpOutFrame *mtcp_out_frame_new_feedback (const MtcpFeedback * fb);
 /* PADDING of @size bytes on the wire, header included (at least the
- * header, at most MTCP_PADDING_MAX) */
-#define MTCP_PADDING_MAX (64 * 1024)
+ * header, at most MTCP_PADDING_MAX: a body any receiver takes) */
+#define MTCP_PADDING_MAX (MTCP_HEADER_SIZE + MTCP_MAX_FRAME_MIN)
 MtcpOutFrame *mtcp_out_frame_new_padding (gsize size);
 
 G_END_DECLS

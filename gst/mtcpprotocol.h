@@ -29,6 +29,9 @@ G_BEGIN_DECLS
 /* Hard limits, applied before a length or count is used. */
 #define MTCP_MAX_FRAME_DEFAULT   (16 * 1024 * 1024)      /* body bytes */
 #define MTCP_MAX_FRAME_LIMIT     (256 * 1024 * 1024)
+/* the least max-frame-size either end may set: a frame with a body no
+ * larger is one every receiver takes (PADDING) */
+#define MTCP_MAX_FRAME_MIN       1024
 #define MTCP_MAX_CONTROL_BODY    (64 * 1024)  /* handshake, caps, feedback */
 #define MTCP_MAX_REASON          1024
 /* largest frame a connection may send before its handshake is done: HELLO

@@ -203,14 +203,18 @@ on_probe_timer (gpointer data)
   GList *l;
 
   g_mutex_lock (&server->lock);
-  if (server->running && !server->flushing)
-    for (l = server->sessions; l; l = l->next) {
-      ServerSession *sess = l->data;
-      if (mtcp_rate_probe_active (sess->probe, now)) {
-        active = TRUE;
-        server_pump_session (server, sess);
-      }
+  if (!server->running || server->flushing) {
+    server->probe_timer = FALSE;
+    g_mutex_unlock (&server->lock);
+    return G_SOURCE_REMOVE;     /* stopping */
+  }
+  for (l = server->sessions; l; l = l->next) {
+    ServerSession *sess = l->data;
+    if (mtcp_rate_probe_active (sess->probe, now)) {
+      active = TRUE;
+      server_pump_session (server, sess);
     }
+  }
   server->probe_timer = active;
   server_reap (server);
   server_unlock (server);

@@ -311,9 +311,8 @@ pump_dynamic (MtcpServer * server, ServerSession * sess)
       }
       if (f == NULL) {
         MtcpIoResult r;
-        if (run > 0)
-          server_conn_flush (server, sc, &r);
-        return TRUE;
+        /* a flush that closed it put its frames back in the queue */
+        return run == 0 || server_conn_flush (server, sc, &r);
       }
       if (sc->session == NULL)
         break;                  /* closed while writing */
@@ -383,7 +382,7 @@ pump_static (MtcpServer * server, ServerSession * sess)
 
 /* The session's queue ran empty: the padding its probe owes now goes to
  * the first connection ready for more (mtcpprobe.h), no more than its
- * unsent-bytes mark or a frame the receiver accepts, and none to one
+ * unsent-bytes mark, in frames any receiver accepts, and none to one
  * whose path's queue grew since the probe began. */
 static void
 session_pad (MtcpServer * server, ServerSession * sess)
@@ -391,27 +390,34 @@ session_pad (MtcpServer * server, ServerSession * sess)
   gsize due = mtcp_rate_probe_due (sess->probe, g_get_monotonic_time ());
   guint n = sess->conns->len, k;
 
-  if (due == 0)
-    return;
+  if (due == 0 || sess->requeued)
+    return;                     /* frames to send again come first */
   for (k = 0; k < n; k++) {
     ServerConn *sc = g_ptr_array_index (sess->conns, (sess->rr_next + k) % n);
-    gsize most;
+    gsize left;
     MtcpIoResult r;
 
-    if (server_conn_probe_queued (sc))
-      continue;
     if (!conn_ready (server, sc)) {
       if (n != sess->conns->len)
         return;                 /* one closed: the next pump pads */
       continue;
     }
-    most = sc->lowat ? MIN (sc->lowat, PUMP_RUN_BYTES) : PUMP_RUN_BYTES;
-    most = MIN (most, (gsize) server->config.max_frame + MTCP_HEADER_SIZE);
-    due = MIN (due, most);
+    /* by the TCP_INFO conn_ready just read */
+    if (server_conn_probe_queued (sc))
+      continue;
+    due = MIN (due, sc->lowat ? MIN (sc->lowat, PUMP_RUN_BYTES) :
+        PUMP_RUN_BYTES);
     mtcp_rate_probe_sent (sess->probe, due);
     GST_LOG ("session %s: %" G_GSIZE_FORMAT " bytes of padding on "
         "connection %u", sess->id_str, due, sc->id);
-    mtcp_connection_queue (sc->conn, mtcp_out_frame_new_padding (due));
+    /* in frames any receiver takes, whatever its max-frame-size */
+    for (left = due; left > 0;) {
+      gsize size = MIN (left, MTCP_PADDING_MAX);
+      if (left - size > 0 && left - size < MTCP_HEADER_SIZE)
+        size = left - MTCP_HEADER_SIZE;
+      mtcp_connection_queue (sc->conn, mtcp_out_frame_new_padding (size));
+      left -= size;
+    }
     server_conn_flush (server, sc, &r);
     return;
   }

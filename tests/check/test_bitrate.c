@@ -243,8 +243,8 @@ GST_START_TEST (test_outage_starts_low)
 
 GST_END_TEST;
 
-/* As feed_path, with padding probes: while one runs (its padding for
- * 0.5 s, seen in the estimate until a step later) the path carries the
+/* As feed_path, with padding probes: while one runs (its padding, seen
+ * in the estimate for a step) the path carries the
  * stream and the padding up to its capacity; while the stream is the
  * limit the estimate is at least @guess (TCP's windows: bbr keeps a rate
  * it measured long ago). The probes asked for in @probes, the most the

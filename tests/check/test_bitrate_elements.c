@@ -341,9 +341,10 @@ GST_START_TEST (test_padding_probes_reach_the_receiver)
   gint keyframes = 0;
   guint kbps;
 
+  /* starting at 1 Mbit/s, the first probe comes about 2 s in, not 5 */
   kbps = stream_to_slow_receiver ("bitrate-follows=strongest "
-      "bitrate-probe=padding", TRUE, &encoder_bitrate, &changes, &keyframes,
-      &slow_estimate);
+      "bitrate-probe=padding min-bitrate=1000000", TRUE, &encoder_bitrate,
+      &changes, &keyframes, &slow_estimate);
   fail_unless (kbps >= 1500, "the strongest receiver's pace: %u kbit/s",
       kbps);
   fail_unless (last_probes >= 1, "no probe");
