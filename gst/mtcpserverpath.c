@@ -36,20 +36,11 @@ server_conn_backlogged (const ServerConn * sc)
   return server_conn_unsent_bytes (sc) > 0;
 }
 
-/* The queue in @sc's path by the TCP_INFO last read: RTT over least RTT. */
-static gint64
-conn_path_queue_us (const ServerConn * sc)
-{
-  if (sc->info.rtt_us == 0 || sc->info.min_rtt_us == 0 ||
-      sc->info.min_rtt_us == G_MAXUINT32)
-    return 0;
-  return MAX ((gint64) sc->info.rtt_us - sc->info.min_rtt_us, 0);
-}
-
 gboolean
 server_conn_probe_queued (const ServerConn * sc)
 {
-  return conn_path_queue_us (sc) > sc->probe_queue_us + MTCP_PROBE_QUEUE_US;
+  return mtcp_tcp_info_queue_us (&sc->info) > sc->probe_queue_us +
+      MTCP_PROBE_QUEUE_US;
 }
 
 /* server->lock held. The probe's padding made the path queue on every
@@ -76,7 +67,7 @@ session_estimate (MtcpServer * server, ServerSession * sess,
   MtcpRateSample sample = { sess->closed_acked, 0, 0, path->dark, 0 };
   GstStructure *st;
   MtcpQueueSessionStats qst;
-  gint64 queued_us = G_MAXINT64;
+  gint64 queued_us = G_MAXINT64, now = g_get_monotonic_time ();
   guint i;
 
   mtcp_send_queue_session_stats (server->queue, sess->qs, &qst);
@@ -88,7 +79,7 @@ session_estimate (MtcpServer * server, ServerSession * sess,
     sample.bytes_acked += info->bytes_acked;
     sample.waiting_bytes += server_conn_unsent_bytes (sc);
     if (info->unacked > 0 && info->min_rtt_us > 0)
-      queued_us = MIN (queued_us, (gint64) info->rtt_us - info->min_rtt_us);
+      queued_us = MIN (queued_us, mtcp_tcp_info_queue_us (info));
     if (server_conn_backlogged (sc)) {
       /* it has more than it sends: whatever holds it back (its window,
        * the receiver's), what it delivers is what it can; over a span, as
@@ -121,18 +112,16 @@ session_estimate (MtcpServer * server, ServerSession * sess,
   if (queued_us != G_MAXINT64)
     sample.queued_us = queued_us;
   /* padding that waits in the path delays the frames behind it */
-  if (mtcp_rate_probe_active (sess->probe, g_get_monotonic_time ()) &&
+  if (mtcp_rate_probe_active (sess->probe, now) &&
       (path->dark || session_probe_queued (sess)))
-    mtcp_rate_probe_stop (sess->probe, g_get_monotonic_time (), TRUE);
-  sample.probing = mtcp_rate_probe_recent (sess->probe,
-      g_get_monotonic_time ());
+    mtcp_rate_probe_stop (sess->probe, now, TRUE);
+  sample.probing = mtcp_rate_probe_recent (sess->probe, now);
   for (i = 0; i < sess->retiring->len; i++) {
     ServerConn *sc = g_ptr_array_index (sess->retiring, i);
     mtcp_tcp_info_read (mtcp_connection_get_socket (sc->conn), &sc->info);
     sample.bytes_acked += sc->info.bytes_acked;
   }
-  if (!mtcp_rate_estimate_update (sess->estimate, g_get_monotonic_time (),
-          &sample) || server->estimates->len >= MAX_QUEUED_WARNINGS)
+  if (!mtcp_rate_estimate_update (sess->estimate, now, &sample) || server->estimates->len >= MAX_QUEUED_WARNINGS)
     return;
   st = gst_structure_new ("multitcpsink-estimate",
       "session", G_TYPE_STRING, sess->id_str,
@@ -244,7 +233,7 @@ mtcp_server_probe (MtcpServer * server, guint64 total_bps)
       continue;
     for (i = 0; i < sess->conns->len; i++) {
       ServerConn *sc = g_ptr_array_index (sess->conns, i);
-      sc->probe_queue_us = conn_path_queue_us (sc);
+      sc->probe_queue_us = mtcp_tcp_info_queue_us (&sc->info);
     }
     mtcp_rate_probe_start (sess->probe, now, total_bps -
         server->stream_bitrate, MTCP_PROBE_DURATION_US);

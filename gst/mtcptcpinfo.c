@@ -74,6 +74,15 @@ mtcp_tcp_info_in_loss_recovery (const MtcpTcpInfo * info)
       info->retrans > 0;
 }
 
+gint64
+mtcp_tcp_info_queue_us (const MtcpTcpInfo * info)
+{
+  if (info->rtt_us == 0 || info->min_rtt_us == 0 ||
+      info->min_rtt_us == G_MAXUINT32)
+    return 0;
+  return MAX ((gint64) info->rtt_us - info->min_rtt_us, 0);
+}
+
 gboolean
 mtcp_tcp_set_notsent_lowat (GSocket * socket, guint32 bytes)
 {

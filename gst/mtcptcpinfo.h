@@ -51,6 +51,9 @@ gboolean mtcp_tcp_info_read (GSocket * socket, MtcpTcpInfo * info);
 /* Whether TCP is repairing a loss on the connection now (fast recovery,
  * after a timeout, or segments marked lost or retransmitted in flight). */
 gboolean mtcp_tcp_info_in_loss_recovery (const MtcpTcpInfo * info);
+/* What waits in the path's queue: the smoothed RTT over the least one
+ * (µs, 0 when either is unknown). */
+gint64 mtcp_tcp_info_queue_us (const MtcpTcpInfo * info);
 
 /* Unsent bytes above which the socket stops polling writable. */
 gboolean mtcp_tcp_set_notsent_lowat (GSocket * socket, guint32 bytes);

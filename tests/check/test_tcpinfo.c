@@ -143,6 +143,25 @@ GST_START_TEST (test_loss_recovery_states)
 
 GST_END_TEST;
 
+/* The path's queue: smoothed RTT over the least, never below 0, 0 while
+ * either is unknown. */
+GST_START_TEST (test_queue_from_rtts)
+{
+  MtcpTcpInfo info = { 0, };
+
+  fail_unless_equals_int64 (mtcp_tcp_info_queue_us (&info), 0);
+  info.rtt_us = 90000;
+  fail_unless_equals_int64 (mtcp_tcp_info_queue_us (&info), 0);
+  info.min_rtt_us = G_MAXUINT32;
+  fail_unless_equals_int64 (mtcp_tcp_info_queue_us (&info), 0);
+  info.min_rtt_us = 40000;
+  fail_unless_equals_int64 (mtcp_tcp_info_queue_us (&info), 50000);
+  info.rtt_us = 39000;
+  fail_unless_equals_int64 (mtcp_tcp_info_queue_us (&info), 0);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_knobs_read_back)
 {
   Pair p;
@@ -235,6 +254,7 @@ tcpinfo_suite (void)
 #ifdef __linux__
   tcase_add_test (tc, test_info_follows_the_bytes);
   tcase_add_test (tc, test_loss_recovery_states);
+  tcase_add_test (tc, test_queue_from_rtts);
   tcase_add_test (tc, test_knobs_read_back);
   tcase_add_test (tc, test_receiver_delays_acks_after_each_read);
 #endif
