@@ -115,6 +115,18 @@ mtcp_share_trial_update (MtcpShareTrial * t, gint64 now, guint base,
   if (stream_Bps <= 0 || interval_s <= 0)
     return wanted (t, base);
 
+  /* the rate before a trial is measured on a settled count: frames of
+   * connections that just closed are sent again and take the place of
+   * the stream (a full path looked 20% fuller with one more) */
+  if (ready != t->ready_seen || t->ready_changed_us == 0) {
+    t->ready_changed_us = now;
+    t->ready_seen = ready;
+    if (t->state == MTCP_SHARE_TRIAL_WATCH) {
+      t->held_since_us = 0;
+      t->held_bytes = t->held_s = 0;
+    }
+  }
+
   switch (t->state) {
     case MTCP_SHARE_TRIAL_WATCH:
       if (held)
@@ -131,7 +143,8 @@ mtcp_share_trial_update (MtcpShareTrial * t, gint64 now, guint base,
             t->retire_wait_us / G_USEC_PER_SEC);
         break;
       }
-      if (!short_of) {
+      if (!short_of || now - (gint64) (interval_s * G_USEC_PER_SEC) -
+          t->ready_changed_us < MTCP_SHARE_TRIAL_SETTLE_US) {
         t->held_since_us = 0;
         t->held_bytes = t->held_s = 0;
         break;

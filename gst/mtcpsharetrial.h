@@ -50,6 +50,8 @@ typedef struct {
   gint64 held_since_us;
   gdouble held_bytes, held_s;
   gint64 served_since_us;
+  guint ready_seen;             /* connections up at the last interval */
+  gint64 ready_changed_us;      /* when that count last changed */
   gint64 next_trial_us;
   gint64 backoff_us;            /* after a trial that brought nothing */
   gint64 retire_wait_us;        /* served this long before one goes */

@@ -5,11 +5,13 @@
 (connections=0) when the path is shared or full, bbr at both ends, a
 4 Mbit/s x264 stream at a 1 s budget:
 
-- shared: a 20 Mbit/s link (40 ms RTT) that eight bbr iperf3 flows fill
+- shared: a 20 Mbit/s link (40 ms RTT) that twelve bbr iperf3 flows fill
   from before the stream starts. ParS's count for a bbr sink is one
-  connection, which gets a flow's share; the source puts one more on trial
-  while the sink holds stream back (kept when what arrived rose: the
-  benchmark's figure, as its outcome turns on the flows' luck);
+  connection, which gets a flow's share (1.5 Mbit/s; next to eight flows
+  one bbr connection sometimes took the stream's 4 and nothing was
+  tried); the source puts one more on trial while the sink holds stream
+  back (kept when what arrived rose: the benchmark's figure, as its
+  outcome turns on the flows' luck);
 - full: a 3 Mbit/s link and no one else. A connection more brings
   nothing there; the source tries one, gives it back, and ends with one.
 
@@ -71,14 +73,14 @@ def counts(rows, field):
     return [int(float(r[field])) for r in rows if r.get(field)]
 
 
-shared = run("rate=20mbit,delay=20ms,queue=100p", 8)
+shared = run("rate=20mbit,delay=20ms,queue=100p", 12)
 ready = counts(shared, "n-connections")
 # whether the trial is kept depends on the bulk flows' luck over its 1.5 s
 # (kept in 5 of 6 grid runs, docs/control.md; once in CI it rose less than
 # 15% and went back): asserted is that one is tried while held back
 after_one = ready[ready.index(1):] if 1 in ready else []
 f.check(len(ready) > 5 and max(after_one, default=0) >= 2,
-        f"next to 8 bbr flows one more connection is tried ({ready})")
+        f"next to 12 bbr flows one more connection is tried ({ready})")
 
 full = run("rate=3mbit,delay=20ms,queue=100p", 0)
 wanted = counts(full, "wanted-connections")
