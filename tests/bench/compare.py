@@ -610,6 +610,8 @@ def run_cell(args, cell, system, cc):
     res.update(system=system, cc=cc, rtt=rtt, loss=loss, kbps=kbps,
                budget=budget, kind=kind, valid=netsim.get("valid", True),
                loss_seed=args.loss_seed, **trace_info)
+    if os.environ.get("BENCH_SINK_OPTS"):
+        res["sink_opts"] = os.environ["BENCH_SINK_OPTS"]
     with open(out + ".json", "w") as f:
         json.dump(res, f)
     return res

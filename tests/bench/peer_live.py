@@ -22,7 +22,9 @@ ahead of deadlines), _ccNAME its congestion-control=NAME (after _copyP,
 before _listen/_bond); with the suffix _listen (last) the receiver listens
 and the sink dials it (mode=caller; PEER_ADDR is then the receiver's for
 the sender, unused by the receiver); with _bond the same, the sink
-dialing over the devices in BENCH_UPLINKS (interfaces=).
+dialing over the devices in BENCH_UPLINKS (interfaces=). BENCH_SINK_OPTS,
+when set, is added to every multitcpsink (an A/B of one property in one
+build: BENCH_SINK_OPTS=bitrate-probe=padding).
 The receiver records, for every video frame that comes out of tsdemux, its
 arrival time (CLOCK_MONOTONIC) and PTS, the TS bytes its source delivered,
 and its own CPU time; the sender records its CPU time and the PTS and size
@@ -94,7 +96,9 @@ def sender_desc(system, peer, port, kbps, budget_ms):
                         + (f" copy-overhead={copy}" if copy is not None
                            else "")
                         + (f" congestion-control={sink_cc}" if sink_cc
-                           else ""))
+                           else "")
+                        + (" " + os.environ["BENCH_SINK_OPTS"]
+                           if os.environ.get("BENCH_SINK_OPTS") else ""))
     if system == "tcp":
         return video + f"tcpserversink host={peer} port={port} sync=false"
     if system == "srt":
