@@ -200,6 +200,9 @@ gst_multi_tcp_bitrate_probe_get_type (void)
     {GST_MULTI_TCP_BITRATE_PROBE_ENCODER, "The encoder raised a quarter at a "
           "time, and on what TCP's windows would carry: more bitrate, more "
           "frames late when it fails", "encoder"},
+    {GST_MULTI_TCP_BITRATE_PROBE_AFTER_OUTAGE, "As encoder, but after the "
+          "path was dark as padding, until the encoder is back at its "
+          "bitrate before", "after-outage"},
     {0, NULL, NULL},
   };
   if (g_once_init_enter (&type))
@@ -755,7 +758,7 @@ static void
 control_encoder (GstMultiTcpSink * self, MtcpServer * server)
 {
   guint64 weakest, skips, bps, probe_bps = 0, delivered;
-  gboolean limited, probe = FALSE, padding;
+  gboolean limited, probe = FALSE, padding, after_outage;
   gint64 now = g_get_monotonic_time ();
   gboolean keyframe = FALSE, set = FALSE;
   EncoderSearch search = { FALSE, FALSE };
@@ -767,6 +770,8 @@ control_encoder (GstMultiTcpSink * self, MtcpServer * server)
   max_bps = self->max_bitrate;
   strongest = self->bitrate_follows == GST_MULTI_TCP_BITRATE_FOLLOWS_STRONGEST;
   padding = self->bitrate_probe == GST_MULTI_TCP_BITRATE_PROBE_PADDING;
+  after_outage =
+      self->bitrate_probe == GST_MULTI_TCP_BITRATE_PROBE_AFTER_OUTAGE;
   GST_OBJECT_UNLOCK (self);
   mtcp_server_get_estimate (server, strongest, &weakest, &limited,
       &delivered, &skips);
@@ -774,8 +779,11 @@ control_encoder (GstMultiTcpSink * self, MtcpServer * server)
   g_mutex_lock (&self->control_lock);
   if (find_encoder_locked (self, min_bps, max_bps, FALSE, &search))
     set = TRUE;
-  if (self->bitrate)
+  if (self->bitrate) {
     mtcp_bitrate_control_set_padding_probes (self->bitrate, padding);
+    mtcp_bitrate_control_set_padding_after_outage (self->bitrate,
+        after_outage);
+  }
   if (self->bitrate && mtcp_bitrate_control_update (self->bitrate, now,
           weakest, limited, delivered, &bps))
     set = TRUE;
@@ -1368,7 +1376,9 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
           "bitrate-control=encoder: how it finds room above the stream. "
           "padding: PADDING frames for 0.7 s, the encoder raised only as far "
           "as what was delivered shows; encoder: the encoder raised a "
-          "quarter at a time and on what TCP's windows would carry",
+          "quarter at a time and on what TCP's windows would carry; "
+          "after-outage: as encoder, but after the path was dark as padding "
+          "until the encoder is back where the outage found it",
           GST_TYPE_MULTI_TCP_BITRATE_PROBE, DEFAULT_BITRATE_PROBE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   /**

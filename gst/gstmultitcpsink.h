@@ -35,6 +35,7 @@ typedef enum {
 typedef enum {
   GST_MULTI_TCP_BITRATE_PROBE_PADDING,
   GST_MULTI_TCP_BITRATE_PROBE_ENCODER,
+  GST_MULTI_TCP_BITRATE_PROBE_AFTER_OUTAGE,
 } GstMultiTcpBitrateProbe;
 
 struct _GstMultiTcpSink {

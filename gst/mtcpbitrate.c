@@ -21,6 +21,9 @@ GST_DEBUG_CATEGORY_STATIC (mtcp_bitrate_debug);
 #define FAILED_WITHIN_US (3 * G_USEC_PER_SEC)
 /* the hold doubles after each failed step up, to at most 2^this holds */
 #define MOST_BACKOFF 2
+/* cuts this close together are one fall of the path (an outage often
+ * begins with a few 200 ms apart) */
+#define CUTS_RUN_US (G_USEC_PER_SEC)
 
 struct _MtcpBitrateControl {
   MtcpBitrateBounds bounds;
@@ -30,6 +33,10 @@ struct _MtcpBitrateControl {
   guint backoff;                /* step ups that failed in a row */
   guint64 changes;
   gboolean padding_probes;
+  gboolean padding_after_dark;  /* padding probes only after an outage */
+  guint64 before_dark_bps;      /* the bitrate an outage cut, 0: none */
+  guint64 cuts_from_bps;        /* the bitrate before the last run of cuts */
+  gint64 cuts_us;               /* its last cut */
   gint64 probe_end_us;          /* a padding probe has until then, 0: none */
   guint64 probe_bps;            /* a probe to start, 0: none */
   guint64 probe_target;         /* the bitrate the probe is for */
@@ -70,6 +77,9 @@ set (MtcpBitrateControl * c, gint64 now_us, guint64 want, const gchar * why,
   if (want == c->bps)
     return FALSE;
   if (want < c->bps) {
+    if (c->cuts_us == 0 || now_us - c->cuts_us > CUTS_RUN_US)
+      c->cuts_from_bps = c->bps;
+    c->cuts_us = now_us;
     if (c->raised_us && now_us - c->raised_us < FAILED_WITHIN_US)
       c->backoff = MIN (c->backoff + 1, MOST_BACKOFF);
     else
@@ -89,23 +99,59 @@ set (MtcpBitrateControl * c, gint64 now_us, guint64 want, const gchar * why,
   return TRUE;
 }
 
+static gboolean update_lit (MtcpBitrateControl * c, gint64 now_us,
+    gdouble fair, gdouble seen, gboolean padding, gboolean path_limited,
+    guint64 estimate_bps, guint64 delivered_bps, guint64 * bps);
+
 gboolean
 mtcp_bitrate_control_update (MtcpBitrateControl * c, gint64 now_us,
     guint64 estimate_bps, gboolean path_limited, guint64 delivered_bps,
     guint64 * bps)
 {
   gdouble fair = estimate_bps * MTCP_BITRATE_SHARE;
+  gboolean padding = c->padding_probes || c->before_dark_bps > 0;
   /* what shows room: with probes, only what the path was seen to carry */
-  gdouble seen = c->padding_probes && !path_limited ?
+  gdouble seen = padding && !path_limited ?
       MIN (estimate_bps, delivered_bps) * MTCP_BITRATE_SHARE : fair;
+  gboolean changed;
 
   if (estimate_bps == 0) {
     /* the path went: no step up failed, and it comes back at one hold */
     c->raised_us = 0;
     c->backoff = 0;
     c->probe_end_us = 0;
+    /* the windows remember the path before: trusted again only once the
+     * encoder is back where the outage found it */
+    if (c->padding_after_dark && c->before_dark_bps == 0) {
+      guint64 before = c->cuts_us && now_us - c->cuts_us <= CUTS_RUN_US ?
+          MAX (c->bps, c->cuts_from_bps) : c->bps;
+      if (before > c->bounds.min_bps)
+        c->before_dark_bps = before;
+    }
     return set (c, now_us, c->bounds.min_bps, "the path is dark", bps);
   }
+  changed = update_lit (c, now_us, fair, seen, padding, path_limited,
+      estimate_bps, delivered_bps, bps);
+  if (c->before_dark_bps &&
+      c->bps >= MIN (c->before_dark_bps, c->bounds.max_bps)) {
+    GST_DEBUG ("back at %" G_GUINT64_FORMAT " bit/s: the windows are "
+        "trusted again", c->before_dark_bps);
+    c->before_dark_bps = 0;
+    /* from here the windows' guess raises it, after a hold */
+    if (!c->padding_probes)
+      c->probe_again = FALSE;
+  }
+  return changed;
+}
+
+/* mtcp_bitrate_control_update with a path that is not dark: @fair is the
+ * estimate's share, @seen the share that shows room, @padding whether
+ * room is found with padding probes. */
+static gboolean
+update_lit (MtcpBitrateControl * c, gint64 now_us, gdouble fair,
+    gdouble seen, gboolean padding, gboolean path_limited,
+    guint64 estimate_bps, guint64 delivered_bps, guint64 * bps)
+{
   /* the last change was a step up that the path took: one hold again */
   if (c->backoff > 0 && c->raised_us && c->changed_us == c->raised_us &&
       now_us - c->raised_us >= FAILED_WITHIN_US)
@@ -166,7 +212,7 @@ mtcp_bitrate_control_update (MtcpBitrateControl * c, gint64 now_us,
     return set (c, now_us, (guint64) MIN (seen, c->bps * 2.0),
         "the estimate shows room", bps);
   /* a stream that fills less than the path shows no room: probe for it */
-  if (!path_limited && c->padding_probes) {
+  if (!path_limited && padding) {
     guint64 target = MIN (c->bounds.max_bps, c->bps * 2);
     if (target <= c->bps)
       return FALSE;             /* at the most already */
@@ -189,12 +235,28 @@ void
 mtcp_bitrate_control_set_padding_probes (MtcpBitrateControl * c,
     gboolean padding)
 {
-  if (c->padding_probes && !padding && c->probe_end_us)
-    c->probe_cancel = TRUE;     /* what is left of a probe stops */
-  c->padding_probes = padding;
-  if (!padding) {
+  if (c->padding_probes && !padding && c->before_dark_bps == 0) {
+    if (c->probe_end_us)
+      c->probe_cancel = TRUE;   /* what is left of a probe stops */
     c->probe_end_us = 0;
     c->probe_again = FALSE;
+  }
+  c->padding_probes = padding;
+}
+
+void
+mtcp_bitrate_control_set_padding_after_outage (MtcpBitrateControl * c,
+    gboolean after_outage)
+{
+  c->padding_after_dark = after_outage;
+  if (!after_outage && c->before_dark_bps) {
+    c->before_dark_bps = 0;
+    if (!c->padding_probes) {
+      if (c->probe_end_us)
+        c->probe_cancel = TRUE; /* what is left of a probe stops */
+      c->probe_end_us = 0;
+      c->probe_again = FALSE;
+    }
   }
 }
 

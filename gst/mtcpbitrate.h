@@ -69,6 +69,12 @@ guint64 mtcp_bitrate_control_bps (const MtcpBitrateControl * control);
 /* Probe with padding instead of raising the encoder by a step. */
 void mtcp_bitrate_control_set_padding_probes (MtcpBitrateControl * control,
     gboolean padding);
+/* Probe with padding only after the path was dark, until the encoder is
+ * back at the bitrate the outage found: TCP's windows remember the path
+ * before it (bbr keeps its rate, a window is restored), so their guess
+ * doubles the encoder onto a path that came back slower. */
+void mtcp_bitrate_control_set_padding_after_outage (MtcpBitrateControl *
+    control, gboolean after_outage);
 /* TRUE once after the last update started a padding probe: the stream and
  * the padding together should make *@total_bps; or stopped one (the path
  * limits now): *@total_bps is 0. */

@@ -18,6 +18,8 @@ typedef struct {
   guint changes;
   guint64 probe_bps;            /* what the last padding probe asked for */
   gint64 probe_end_us;          /* and until when its padding is seen */
+  gboolean padding, after_outage;       /* set before each update, as the
+                                         * sink does */
 } Run;
 
 static void
@@ -29,6 +31,7 @@ run_init (Run * r, guint64 min, guint64 max, guint64 start)
   r->changes = 0;
   r->probe_bps = 0;
   r->probe_end_us = 0;
+  r->padding = r->after_outage = FALSE;
 }
 
 /* @seconds of the estimate at @estimate, told every half second; the path
@@ -261,6 +264,8 @@ feed_probed_path (Run * r, gdouble seconds, guint64 capacity, guint64 guess,
     guint64 sent = r->now_us < r->probe_end_us ? MAX (r->probe_bps, now_bps) :
         now_bps;
     r->now_us += STEP_US;
+    mtcp_bitrate_control_set_padding_probes (r->c, r->padding);
+    mtcp_bitrate_control_set_padding_after_outage (r->c, r->after_outage);
     if (mtcp_bitrate_control_update (r->c, r->now_us, sent > capacity ?
             capacity : MAX (guess, sent), sent > capacity, MIN (sent,
                 capacity), &bps))
@@ -287,7 +292,7 @@ GST_START_TEST (test_padding_probes_commit_nothing)
   guint64 most = 0, total;
 
   run_init (&r, 300000, 4000000, 1000000);
-  mtcp_bitrate_control_set_padding_probes (r.c, TRUE);
+  r.padding = TRUE;
   feed_probed_path (&r, 30, 1200000, 8000000, &probes, &most);
   fail_unless_equals_uint64 (most, 1000000);
   fail_unless_equals_int (r.changes, 0);
@@ -296,7 +301,7 @@ GST_START_TEST (test_padding_probes_commit_nothing)
   mtcp_bitrate_control_free (r.c);
 
   run_init (&r, 300000, 4000000, 1000000);
-  mtcp_bitrate_control_set_padding_probes (r.c, TRUE);
+  r.padding = TRUE;
   probes = 0;
   feed_probed_path (&r, 0.5, 8000000, 8000000, &probes, &most);
   fail_unless_equals_int (probes, 1);
@@ -307,6 +312,66 @@ GST_START_TEST (test_padding_probes_commit_nothing)
   feed_probed_path (&r, 10, 8000000, 8000000, &probes, &most);
   fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 4000000);
   fail_unless_equals_int (r.changes, 2);
+  mtcp_bitrate_control_free (r.c);
+}
+
+GST_END_TEST;
+
+/* bitrate-probe=after-outage: dark at 2 Mbit/s, the path back at 1.2
+ * Mbit/s while the windows still guess 8. The encoder rises only as far as
+ * padding showed the path carries, where plain encoder probing doubles on
+ * the guess onto it. Once the path lets it back to 2 Mbit/s, where the
+ * outage found it, the windows are trusted again: it rises above what
+ * padding alone would show (0.8 of 4 Mbit/s). */
+GST_START_TEST (test_padding_after_an_outage)
+{
+  Run r;
+  guint probes = 0;
+  guint64 most = 0;
+
+  run_init (&r, 300000, 8000000, 2000000);
+  r.after_outage = TRUE;
+  mtcp_bitrate_control_set_padding_after_outage (r.c, TRUE);
+  feed (&r, 0.5, 0);
+  fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 300000);
+  feed_probed_path (&r, 10, 1200000, 8000000, &probes, &most);
+  fail_unless (most < 1200000, "%" G_GUINT64_FORMAT, most);
+  fail_unless (probes >= 2, "%u probes", probes);
+  most = 0;
+  feed_probed_path (&r, 20, 4000000, 8000000, &probes, &most);
+  fail_unless (most > 3200000, "%" G_GUINT64_FORMAT, most);
+  mtcp_bitrate_control_free (r.c);
+
+  /* an outage that begins with cuts a tick apart (the path thins, then
+   * goes): what the encoder made before the cuts is where it must get
+   * back to, not the least the last cut left */
+  run_init (&r, 300000, 8000000, 4000000);
+  r.after_outage = TRUE;
+  mtcp_bitrate_control_set_padding_after_outage (r.c, TRUE);
+  feed (&r, 0.5, 2000000);
+  feed (&r, 0.5, 400000);
+  fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 320000);
+  feed (&r, 0.5, 0);
+  most = probes = 0;
+  feed_probed_path (&r, 10, 1200000, 8000000, &probes, &most);
+  fail_unless (most < 1200000, "%" G_GUINT64_FORMAT, most);
+  fail_unless (probes >= 2, "%u probes", probes);
+
+  /* the property back to encoder: the windows raise it again, after a
+   * hold (up to 4 s after failed probes) */
+  r.after_outage = FALSE;
+  most = 0;
+  feed_probed_path (&r, 10, 1200000, 8000000, &probes, &most);
+  fail_unless (most > 1200000, "%" G_GUINT64_FORMAT, most);
+  mtcp_bitrate_control_free (r.c);
+
+  /* the same outage without: the guess doubles it past the path */
+  run_init (&r, 300000, 8000000, 2000000);
+  feed (&r, 0.5, 0);
+  most = probes = 0;
+  feed_probed_path (&r, 10, 1200000, 8000000, &probes, &most);
+  fail_unless (most > 1200000, "%" G_GUINT64_FORMAT, most);
+  fail_unless_equals_int (probes, 0);
   mtcp_bitrate_control_free (r.c);
 }
 
@@ -360,6 +425,7 @@ bitrate_suite (void)
   tcase_add_test (tc, test_probes_while_nothing_waits_and_backs_off);
   tcase_add_test (tc, test_padding_probes_commit_nothing);
   tcase_add_test (tc, test_padding_probe_that_fills_the_path_stops);
+  tcase_add_test (tc, test_padding_after_an_outage);
   tcase_add_test (tc, test_noise_changes_nothing);
   tcase_add_test (tc, test_cut_when_the_path_queues);
   tcase_add_test (tc, test_outage_starts_low);
