@@ -293,6 +293,35 @@ def steady_wire_per_byte(marks, series, keys=("ab", "ba")):
     return wire / (ts1 - ts0)
 
 
+# frames in a row whose sizes must agree on a new PTS offset, and how far
+# from the old one it may be
+RELOCK_FRAMES = 4
+RELOCK_NS = 1e9
+
+
+def relock(frames, sent, keys, sizes, offset):
+    """The sender's PTS for frames[0] at an offset up to RELOCK_NS from
+    @offset at which it and the RELOCK_FRAMES - 1 frames after it all
+    have the sizes the sender made ([] when there is none, or too few
+    frames are left to tell)."""
+    if len(frames) < RELOCK_FRAMES:
+        return []
+    _, rp, rs = frames[0]
+    lo = bisect.bisect_left(keys, rp - offset - RELOCK_NS)
+    hi = bisect.bisect_right(keys, rp - offset + RELOCK_NS)
+    tol = 0.5e9 / FPS
+    for tp, ts in sent[lo:hi]:
+        if ts != rs:
+            continue
+        new = rp - tp
+        if all(any(sizes[k] == s_ for k in keys[
+                bisect.bisect_left(keys, p - new - tol):
+                bisect.bisect_right(keys, p - new + tol)])
+               for _, p, s_ in frames[1:]):
+            return [tp]
+    return []
+
+
 def damaged_frames(frames, sent):
     """The PTS of frames that came out of the receiver's tsdemux with other
     bytes than the sender's encoder gave its muxer (tsdemux passes on what
@@ -321,12 +350,19 @@ def damaged_frames(frames, sent):
     offset = votes.most_common(1)[0][0] * 1e6
     sent = sorted(sent)
     keys = [tp for tp, _ in sent]
+    sizes = dict(sent)
     near_ns = 0.5e9 / FPS * 3
     damaged, unmatched, matched = set(), 0, []
-    for _, rp, rs in frames:
+    for i, (_, rp, rs) in enumerate(frames):
         lo = bisect.bisect_left(keys, rp - offset - near_ns)
         hi = bisect.bisect_right(keys, rp - offset + near_ns)
         same = [tp for tp, ts in sent[lo:hi] if ts == rs]
+        if not same:
+            # tsdemux moved its PTS by frames (seen: 100 ms after a skip,
+            # and every frame after it counted damaged): lock on again
+            # where this frame and the next ones all have their sizes
+            same = relock(frames[i:i + RELOCK_FRAMES], sent, keys, sizes,
+                          offset)
         if same:
             tp = min(same, key=lambda tp: abs(rp - offset - tp))
             offset = rp - tp
@@ -511,7 +547,8 @@ def reanalyse(out, res, seconds, budget_s, kbps):
     new = analyse(rx, tx, netsim, seconds, budget_s, kbps,
                   res.get("marks", []))
     for k in ("marks", "system", "cc", "rtt", "loss", "kbps", "budget",
-              "kind", "valid", "queue", "trace", "trace_stats", "seconds"):
+              "kind", "valid", "queue", "trace", "trace_stats", "seconds",
+              "sink_opts", "loss_seed"):
         if k in res:
             new[k] = res[k]
     if new.get("kind", "").startswith("share"):

@@ -4,7 +4,7 @@
 """compare.py's receiver analysis on made-up runs: a frame that arrives
 with other bytes than the sender's encoder made counts as lost, a missing
 PTS counts as lost, a late one as late, and the PTS offset between the two
-ends may drift while tsdemux locks on; bytes on the wire are counted as
+ends may drift while tsdemux locks on, or move by frames mid-run; bytes on the wire are counted as
 netsim forwarded them and as the senders offered them (lost ones too)."""
 import os
 import sys
@@ -65,6 +65,16 @@ damaged, unmatched, made, _ = compare.damaged_frames(
 check(len(damaged) == 80 and unmatched == 0 and made == 900,
       f"damaged start: {len(damaged)} of 80 damaged, {unmatched} "
       f"unmatched, {made} of 900 made")
+
+# tsdemux moves its PTS by three frames mid-run (seen after a skip: every
+# frame after it was counted damaged, stop 38): the match locks on again,
+# and a frame damaged after the move still counts
+moved = [(a, p + (100 * 10**6 if k >= 300 else 0), s_) for k, (a, p, s_) in
+         enumerate(received(sent, -3599 * 10**9, damage=(450,)))]
+damaged, unmatched, made, _ = compare.damaged_frames(moved, sent)
+check(len(damaged) == 1 and unmatched == 0,
+      f"PTS moved by 100 ms: {len(damaged)} damaged of 1, {unmatched} "
+      "unmatched")
 
 # two damaged frames (one of them also late), one dropped, one late
 # (a drift under half a frame: the expected count comes from the PTS span)
