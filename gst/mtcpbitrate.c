@@ -24,6 +24,11 @@ GST_DEBUG_CATEGORY_STATIC (mtcp_bitrate_debug);
 /* cuts this close together are one fall of the path (an outage often
  * begins with a few 200 ms apart) */
 #define CUTS_RUN_US (G_USEC_PER_SEC)
+/* after an outage padding finds the room for at most this long once the
+ * path is back: by then TCP's windows have measured the path again, and a
+ * path that came back slower for good is not probed with padding forever
+ * (padding throughout delivered 11-19% less, stop 37) */
+#define AFTER_DARK_US (10 * G_USEC_PER_SEC)
 
 struct _MtcpBitrateControl {
   MtcpBitrateBounds bounds;
@@ -35,8 +40,9 @@ struct _MtcpBitrateControl {
   gboolean padding_probes;
   gboolean padding_after_dark;  /* padding probes only after an outage */
   guint64 before_dark_bps;      /* the bitrate an outage cut, 0: none */
+  gint64 lit_us;                /* the path back after that outage */
   guint64 cuts_from_bps;        /* the bitrate before the last run of cuts */
-  gint64 cuts_us;               /* its last cut */
+  gint64 cuts_us;               /* that run's first cut */
   gint64 probe_end_us;          /* a padding probe has until then, 0: none */
   guint64 probe_bps;            /* a probe to start, 0: none */
   guint64 probe_target;         /* the bitrate the probe is for */
@@ -77,9 +83,10 @@ set (MtcpBitrateControl * c, gint64 now_us, guint64 want, const gchar * why,
   if (want == c->bps)
     return FALSE;
   if (want < c->bps) {
-    if (c->cuts_us == 0 || now_us - c->cuts_us > CUTS_RUN_US)
+    if (c->cuts_us == 0 || now_us - c->cuts_us > CUTS_RUN_US) {
       c->cuts_from_bps = c->bps;
-    c->cuts_us = now_us;
+      c->cuts_us = now_us;
+    }
     if (c->raised_us && now_us - c->raised_us < FAILED_WITHIN_US)
       c->backoff = MIN (c->backoff + 1, MOST_BACKOFF);
     else
@@ -121,21 +128,31 @@ mtcp_bitrate_control_update (MtcpBitrateControl * c, gint64 now_us,
     c->backoff = 0;
     c->probe_end_us = 0;
     /* the windows remember the path before: trusted again only once the
-     * encoder is back where the outage found it */
+     * encoder is back where the outage found it, or AFTER_DARK_US on */
     if (c->padding_after_dark && c->before_dark_bps == 0) {
-      guint64 before = c->cuts_us && now_us - c->cuts_us <= CUTS_RUN_US ?
+      guint64 before = c->cuts_us && now_us - c->cuts_us <= 2 * CUTS_RUN_US ?
           MAX (c->bps, c->cuts_from_bps) : c->bps;
       if (before > c->bounds.min_bps)
         c->before_dark_bps = before;
     }
+    c->lit_us = 0;
     return set (c, now_us, c->bounds.min_bps, "the path is dark", bps);
   }
+  if (c->before_dark_bps && c->lit_us == 0)
+    c->lit_us = now_us;
   changed = update_lit (c, now_us, fair, seen, padding, path_limited,
       estimate_bps, delivered_bps, bps);
   if (c->before_dark_bps &&
-      c->bps >= MIN (c->before_dark_bps, c->bounds.max_bps)) {
-    GST_DEBUG ("back at %" G_GUINT64_FORMAT " bit/s: the windows are "
-        "trusted again", c->before_dark_bps);
+      (c->bps >= MIN (c->before_dark_bps, c->bounds.max_bps) ||
+          now_us - c->lit_us >= AFTER_DARK_US)) {
+    GST_DEBUG ("at %" G_GUINT64_FORMAT " bit/s (%" G_GUINT64_FORMAT
+        " before the outage), %.1f s after it: the windows are trusted "
+        "again", c->bps, c->before_dark_bps,
+        (now_us - c->lit_us) / 1e6);
+    if (c->probe_end_us && !c->padding_probes) {
+      c->probe_end_us = 0;
+      c->probe_cancel = TRUE;   /* what is left of a probe stops */
+    }
     c->before_dark_bps = 0;
     /* from here the windows' guess raises it, after a hold */
     if (!c->padding_probes)

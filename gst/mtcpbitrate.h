@@ -70,9 +70,10 @@ guint64 mtcp_bitrate_control_bps (const MtcpBitrateControl * control);
 void mtcp_bitrate_control_set_padding_probes (MtcpBitrateControl * control,
     gboolean padding);
 /* Probe with padding only after the path was dark, until the encoder is
- * back at the bitrate the outage found: TCP's windows remember the path
- * before it (bbr keeps its rate, a window is restored), so their guess
- * doubles the encoder onto a path that came back slower. */
+ * back at the bitrate the outage found (the one before the cuts that led
+ * into it), or for 10 s of the path back at most: TCP's windows remember
+ * the path before it (bbr keeps its rate, a window is restored), so their
+ * guess doubles the encoder onto a path that came back slower. */
 void mtcp_bitrate_control_set_padding_after_outage (MtcpBitrateControl *
     control, gboolean after_outage);
 /* TRUE once after the last update started a padding probe: the stream and
