@@ -346,6 +346,7 @@ GST_START_TEST (test_padding_after_an_outage)
    * trusted again all the same (padding throughout delivered less) */
   run_init (&r, 300000, 8000000, 2000000);
   r.after_outage = TRUE;
+  mtcp_bitrate_control_set_padding_after_outage (r.c, TRUE);
   feed (&r, 0.5, 0);
   most = probes = 0;
   feed_probed_path (&r, 8, 1200000, 8000000, &probes, &most);
