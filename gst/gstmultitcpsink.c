@@ -202,7 +202,7 @@ gst_multi_tcp_bitrate_probe_get_type (void)
           "frames late when it fails", "encoder"},
     {GST_MULTI_TCP_BITRATE_PROBE_AFTER_OUTAGE, "As encoder, but after the "
           "path was dark as padding, until the encoder is back at its "
-          "bitrate before", "after-outage"},
+          "bitrate before or for 10 s at most", "after-outage"},
     {0, NULL, NULL},
   };
   if (g_once_init_enter (&type))
@@ -1378,7 +1378,7 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
           "as what was delivered shows; encoder: the encoder raised a "
           "quarter at a time and on what TCP's windows would carry; "
           "after-outage: as encoder, but after the path was dark as padding "
-          "until the encoder is back where the outage found it",
+          "until the encoder is back where the outage found it (10 s at most)",
           GST_TYPE_MULTI_TCP_BITRATE_PROBE, DEFAULT_BITRATE_PROBE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   /**

@@ -106,6 +106,17 @@ set (MtcpBitrateControl * c, gint64 now_us, guint64 want, const gchar * why,
   return TRUE;
 }
 
+/* What is left of a padding probe stops, and no probe chains the next:
+ * padding no longer finds the room. */
+static void
+stop_probe (MtcpBitrateControl * c)
+{
+  if (c->probe_end_us)
+    c->probe_cancel = TRUE;
+  c->probe_end_us = 0;
+  c->probe_again = FALSE;
+}
+
 static gboolean update_lit (MtcpBitrateControl * c, gint64 now_us,
     gdouble fair, gdouble seen, gboolean padding, gboolean path_limited,
     guint64 estimate_bps, guint64 delivered_bps, guint64 * bps);
@@ -149,14 +160,10 @@ mtcp_bitrate_control_update (MtcpBitrateControl * c, gint64 now_us,
         " before the outage), %.1f s after it: the windows are trusted "
         "again", c->bps, c->before_dark_bps,
         (now_us - c->lit_us) / 1e6);
-    if (c->probe_end_us && !c->padding_probes) {
-      c->probe_end_us = 0;
-      c->probe_cancel = TRUE;   /* what is left of a probe stops */
-    }
     c->before_dark_bps = 0;
     /* from here the windows' guess raises it, after a hold */
     if (!c->padding_probes)
-      c->probe_again = FALSE;
+      stop_probe (c);
   }
   return changed;
 }
@@ -252,12 +259,8 @@ void
 mtcp_bitrate_control_set_padding_probes (MtcpBitrateControl * c,
     gboolean padding)
 {
-  if (c->padding_probes && !padding && c->before_dark_bps == 0) {
-    if (c->probe_end_us)
-      c->probe_cancel = TRUE;   /* what is left of a probe stops */
-    c->probe_end_us = 0;
-    c->probe_again = FALSE;
-  }
+  if (c->padding_probes && !padding && c->before_dark_bps == 0)
+    stop_probe (c);
   c->padding_probes = padding;
 }
 
@@ -268,12 +271,8 @@ mtcp_bitrate_control_set_padding_after_outage (MtcpBitrateControl * c,
   c->padding_after_dark = after_outage;
   if (!after_outage && c->before_dark_bps) {
     c->before_dark_bps = 0;
-    if (!c->padding_probes) {
-      if (c->probe_end_us)
-        c->probe_cancel = TRUE; /* what is left of a probe stops */
-      c->probe_end_us = 0;
-      c->probe_again = FALSE;
-    }
+    if (!c->padding_probes)
+      stop_probe (c);
   }
 }
 

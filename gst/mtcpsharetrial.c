@@ -121,10 +121,6 @@ mtcp_share_trial_update (MtcpShareTrial * t, gint64 now, guint base,
   if (ready != t->ready_seen || t->ready_changed_us == 0) {
     t->ready_changed_us = now;
     t->ready_seen = ready;
-    if (t->state == MTCP_SHARE_TRIAL_WATCH) {
-      t->held_since_us = 0;
-      t->held_bytes = t->held_s = 0;
-    }
   }
 
   switch (t->state) {

@@ -317,6 +317,17 @@ GST_START_TEST (test_padding_probes_commit_nothing)
 
 GST_END_TEST;
 
+/* bitrate-probe=after-outage from @start bit/s (bounds 0.3-8 Mbit/s)
+ * through half a second of a dark path */
+static void
+run_through_outage_after_outage (Run * r, guint64 start)
+{
+  run_init (r, 300000, 8000000, start);
+  r->after_outage = TRUE;
+  mtcp_bitrate_control_set_padding_after_outage (r->c, TRUE);
+  feed (r, 0.5, 0);
+}
+
 /* bitrate-probe=after-outage: dark at 2 Mbit/s, the path back at 1.2
  * Mbit/s while the windows still guess 8. The encoder rises only as far as
  * padding showed the path carries, where plain encoder probing doubles on
@@ -329,10 +340,7 @@ GST_START_TEST (test_padding_after_an_outage)
   guint probes = 0;
   guint64 most = 0;
 
-  run_init (&r, 300000, 8000000, 2000000);
-  r.after_outage = TRUE;
-  mtcp_bitrate_control_set_padding_after_outage (r.c, TRUE);
-  feed (&r, 0.5, 0);
+  run_through_outage_after_outage (&r, 2000000);
   fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 300000);
   feed_probed_path (&r, 8, 1200000, 8000000, &probes, &most);
   fail_unless (most < 1200000, "%" G_GUINT64_FORMAT, most);
@@ -344,10 +352,7 @@ GST_START_TEST (test_padding_after_an_outage)
 
   /* a path that came back slower for good: 10 s on, the windows are
    * trusted again all the same (padding throughout delivered less) */
-  run_init (&r, 300000, 8000000, 2000000);
-  r.after_outage = TRUE;
-  mtcp_bitrate_control_set_padding_after_outage (r.c, TRUE);
-  feed (&r, 0.5, 0);
+  run_through_outage_after_outage (&r, 2000000);
   most = probes = 0;
   feed_probed_path (&r, 8, 1200000, 8000000, &probes, &most);
   fail_unless (most < 1200000, "%" G_GUINT64_FORMAT, most);
