@@ -75,11 +75,20 @@ session_estimate (MtcpServer * server, ServerSession * sess,
   for (i = 0; i < sess->conns->len; i++) {
     ServerConn *sc = g_ptr_array_index (sess->conns, i);
     const MtcpTcpInfo *info = &sc->info;
+    /* what a receiver takes whose window held the sender back */
+    guint64 receiver = mtcp_drain_rate_of_receiver (&sc->drain);
 
     sample.bytes_acked += info->bytes_acked;
     sample.waiting_bytes += server_conn_unsent_bytes (sc);
     if (info->unacked > 0 && info->min_rtt_us > 0)
       queued_us = MIN (queued_us, mtcp_tcp_info_queue_us (info));
+    GST_LOG ("session %s: %" G_GUINT64_FORMAT " unsent, cwnd %u x %u, "
+        "receiver's window %u, RTT %u us, delivery rate %" G_GUINT64_FORMAT
+        " B/s, drained %" G_GUINT64_FORMAT " B/s%s%s", sess->id_str,
+        server_conn_unsent_bytes (sc), info->snd_cwnd, info->snd_mss,
+        info->snd_wnd, info->rtt_us, info->delivery_rate,
+        sc->drain.bytes_per_s, sc->drain.backlogged ? ", backlogged" : "",
+        receiver ? ", held back by the receiver" : "");
     if (server_conn_backlogged (sc)) {
       /* it has more than it sends: whatever holds it back (its window,
        * the receiver's), what it delivers is what it can; over a span, as
@@ -93,6 +102,10 @@ session_estimate (MtcpServer * server, ServerSession * sess,
       guint64 drained = mtcp_drain_rate_of_backlog (&sc->drain);
       if (drained == 0 && mtcp_transit_receiver_window_full (info))
         drained = sc->drain.bytes_per_s;
+      /* a zero window (a slow reader's buffer full) is not "full" above:
+       * the flight's own sample then read tens of Mbit/s on loopback */
+      if (drained == 0)
+        drained = receiver;
       if (drained > 0)
         rate = MIN (rate, drained);
       sample.window_bps += rate * 8;
@@ -106,6 +119,10 @@ session_estimate (MtcpServer * server, ServerSession * sess,
       window = window * G_USEC_PER_SEC / info->rtt_us;
       if (info->pacing_rate > 0 && info->pacing_rate != G_MAXUINT64)
         window = MIN (window, info->pacing_rate);
+      /* nor than a receiver whose window held it back takes: a slow
+       * reader's small window over a loopback RTT read as Mbit/s */
+      if (receiver > 0)
+        window = MIN (window, receiver);
       sample.window_bps += window * 8;
     }
   }
@@ -159,7 +176,7 @@ server_session_measure_path (MtcpServer * server, ServerSession * sess)
     mtcp_tcp_info_read (mtcp_connection_get_socket (sc->conn), info);
     mtcp_drain_rate_note (&sc->drain, g_get_monotonic_time (),
         info->bytes_acked, mtcp_transit_queue_stands (info),
-        server_conn_backlogged (sc));
+        server_conn_backlogged (sc), info->rwnd_limited_us);
     if (info->rtt_us > 0)
       path.capacity_bps += (guint64) info->snd_cwnd * info->snd_mss * 8 *
           G_USEC_PER_SEC / info->rtt_us;

@@ -227,7 +227,8 @@ conn_ready (MtcpServer * server, ServerConn * sc)
             SILENT_REREAD_US : SILENT_CHECK_US)) {
       mtcp_tcp_info_read (mtcp_connection_get_socket (sc->conn), &sc->info);
       mtcp_drain_rate_note (&sc->drain, now, sc->info.bytes_acked,
-          mtcp_transit_queue_stands (&sc->info), server_conn_backlogged (sc));
+          mtcp_transit_queue_stands (&sc->info), server_conn_backlogged (sc),
+          sc->info.rwnd_limited_us);
       sc->watch_read_us = now;
     }
     if (server_conn_note_silence (server, sc, now))
@@ -539,7 +540,8 @@ server_conn_note_silence (MtcpServer * server, ServerConn * sc, gint64 now)
         sc->info.last_ack_recv_ms, sc->info.rtt_us);
   } else {
     sc->heard_again_us = now;
-    mtcp_drain_rate_restart (&sc->drain, now, sc->info.bytes_acked);
+    mtcp_drain_rate_restart (&sc->drain, now, sc->info.bytes_acked,
+        sc->info.rwnd_limited_us);
     GST_DEBUG ("connection %u: heard again (RTT %u us)", sc->id,
         sc->info.rtt_us);
   }

@@ -33,6 +33,8 @@ typedef struct {
   guint64 bytes_received;
   guint64 delivery_rate;        /* bytes/s */
   guint64 pacing_rate;          /* bytes/s */
+  guint64 rwnd_limited_us;      /* how long in all the receiver's window
+                                 * held the sender back */
   guint32 snd_wnd;              /* the receiver's advertised window, bytes;
                                  * 0 = not known (kernel before 5.4) */
   guint8 state;

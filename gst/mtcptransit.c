@@ -10,16 +10,19 @@
 
 void
 mtcp_drain_rate_note (MtcpDrainRate * drain, gint64 now_us,
-    guint64 bytes_acked, gboolean queue_stands, gboolean backlogged)
+    guint64 bytes_acked, gboolean queue_stands, gboolean backlogged,
+    guint64 rwnd_limited_us)
 {
   gint64 span = now_us - drain->span_start_us;
 
   /* the first note, or a counter that went back (another socket) */
-  if (drain->span_start_us == 0 || bytes_acked < drain->acked_at_start) {
+  if (drain->span_start_us == 0 || bytes_acked < drain->acked_at_start ||
+      rwnd_limited_us < drain->rwnd_limited_at_start) {
     drain->span_start_us = now_us;
     drain->acked_at_start = bytes_acked;
     drain->span_queued = queue_stands;
     drain->span_backlogged = backlogged;
+    drain->rwnd_limited_at_start = rwnd_limited_us;
     return;
   }
   drain->span_queued &= queue_stands;
@@ -29,6 +32,8 @@ mtcp_drain_rate_note (MtcpDrainRate * drain, gint64 now_us,
   if (bytes_acked > drain->acked_at_start) {
     drain->path_limited = drain->span_queued;
     drain->backlogged = drain->span_backlogged;
+    drain->receiver_limited = (gint64) (rwnd_limited_us -
+        drain->rwnd_limited_at_start) * 4 >= span;
     drain->bytes_per_s = (bytes_acked - drain->acked_at_start) *
         G_USEC_PER_SEC / span;
   }
@@ -36,6 +41,7 @@ mtcp_drain_rate_note (MtcpDrainRate * drain, gint64 now_us,
   drain->acked_at_start = bytes_acked;
   drain->span_queued = queue_stands;
   drain->span_backlogged = backlogged;
+  drain->rwnd_limited_at_start = rwnd_limited_us;
 }
 
 guint64
@@ -50,12 +56,20 @@ mtcp_drain_rate_of_backlog (const MtcpDrainRate * drain)
   return drain->backlogged ? drain->bytes_per_s : 0;
 }
 
+guint64
+mtcp_drain_rate_of_receiver (const MtcpDrainRate * drain)
+{
+  return drain->receiver_limited ? drain->bytes_per_s : 0;
+}
+
 void
 mtcp_drain_rate_restart (MtcpDrainRate * drain, gint64 now_us,
-    guint64 bytes_acked)
+    guint64 bytes_acked, guint64 rwnd_limited_us)
 {
   drain->span_start_us = now_us;
   drain->acked_at_start = bytes_acked;
+  drain->rwnd_limited_at_start = rwnd_limited_us;
+  drain->receiver_limited = FALSE;
   drain->span_queued = TRUE;
   drain->span_backlogged = TRUE;
   drain->bytes_per_s = 0;

@@ -44,15 +44,21 @@ typedef struct {
   gboolean backlogged;          /* and all through the span that measured
                                  * bytes_per_s: the most the connection
                                  * could deliver, not the stream's rate */
+  guint64 rwnd_limited_at_start;        /* MtcpTcpInfo's, at span start */
+  gboolean receiver_limited;    /* the receiver's window held the sender
+                                 * back for a quarter or more of the span
+                                 * that measured bytes_per_s */
 } MtcpDrainRate;
 
 /* At @now_us (monotonic) the connection had @bytes_acked acknowledged in
- * all, a queue stood in the path (mtcp_transit_queue_stands) or not, and
- * data waited unsent in its socket (@backlogged) or not. A span without
- * any ACK (the path dark) leaves the last rate: it is a pause, not a
- * rate. */
+ * all, a queue stood in the path (mtcp_transit_queue_stands) or not, data
+ * waited unsent in its socket (@backlogged) or not, and the receiver's
+ * window had held it back @rwnd_limited_us in all (MtcpTcpInfo's). A span
+ * without any ACK (the path dark) leaves the last rate: it is a pause,
+ * not a rate. */
 void mtcp_drain_rate_note (MtcpDrainRate * drain, gint64 now_us,
-    guint64 bytes_acked, gboolean queue_stands, gboolean backlogged);
+    guint64 bytes_acked, gboolean queue_stands, gboolean backlogged,
+    guint64 rwnd_limited_us);
 
 /* What drains a standing queue: the last rate if a queue stood all
  * through its span, else 0 (not known). */
@@ -64,11 +70,16 @@ guint64 mtcp_drain_rate_of_path (const MtcpDrainRate * drain);
  * measured the stream). */
 guint64 mtcp_drain_rate_of_backlog (const MtcpDrainRate * drain);
 
+/* What the receiver takes: the last rate if its window held the sender
+ * back for a quarter or more of that span (a receiver that reads slowly
+ * opens its window only as fast as it reads), else 0 (not known). */
+guint64 mtcp_drain_rate_of_receiver (const MtcpDrainRate * drain);
+
 /* The path was dark and is heard again: what it drained before says
  * nothing of what it drains now (the rate was the stream's, or the
  * capacity's of seconds ago). Unknown until a span from @now_us is over. */
 void mtcp_drain_rate_restart (MtcpDrainRate * drain, gint64 now_us,
-    guint64 bytes_acked);
+    guint64 bytes_acked, guint64 rwnd_limited_us);
 
 /* Microseconds a frame written now waits beyond the path's one-way delay:
  * @waiting bytes before it in the socket (user space and kernel), what is

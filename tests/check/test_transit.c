@@ -98,39 +98,39 @@ GST_START_TEST (test_drain_rate_spans)
   guint64 acked = 1000000;
   guint i;
 
-  mtcp_drain_rate_note (&d, now, acked, TRUE, FALSE);
+  mtcp_drain_rate_note (&d, now, acked, TRUE, FALSE, 0);
   fail_unless_equals_uint64 (d.bytes_per_s, 0);
   /* 5 kB every 100 ms: 50 kB/s once a span is over */
   for (i = 0; i < 2; i++) {
     now += 100 * MS;
     acked += 5000;
-    mtcp_drain_rate_note (&d, now, acked, TRUE, FALSE);
+    mtcp_drain_rate_note (&d, now, acked, TRUE, FALSE, 0);
   }
   fail_unless_equals_uint64 (d.bytes_per_s, 0);
   now += 100 * MS;
   acked += 5000;
-  mtcp_drain_rate_note (&d, now, acked, TRUE, FALSE);
+  mtcp_drain_rate_note (&d, now, acked, TRUE, FALSE, 0);
   fail_unless_equals_uint64 (d.bytes_per_s, 50000);
   /* a dark span is a pause, not a rate */
   now += 300 * MS;
-  mtcp_drain_rate_note (&d, now, acked, TRUE, FALSE);
+  mtcp_drain_rate_note (&d, now, acked, TRUE, FALSE, 0);
   fail_unless_equals_uint64 (d.bytes_per_s, 50000);
   /* the path slowed: 1 kB every 100 ms */
   for (i = 0; i < 3; i++) {
     now += 100 * MS;
     acked += 1000;
-    mtcp_drain_rate_note (&d, now, acked, TRUE, FALSE);
+    mtcp_drain_rate_note (&d, now, acked, TRUE, FALSE, 0);
   }
   fail_unless_equals_uint64 (d.bytes_per_s, 10000);
   /* heard again after a silence: unknown until a span is over */
-  mtcp_drain_rate_restart (&d, now, acked);
+  mtcp_drain_rate_restart (&d, now, acked, 0);
   fail_unless_equals_uint64 (d.bytes_per_s, 0);
   now += 300 * MS;
   acked += 30000;
-  mtcp_drain_rate_note (&d, now, acked, TRUE, FALSE);
+  mtcp_drain_rate_note (&d, now, acked, TRUE, FALSE, 0);
   fail_unless_equals_uint64 (d.bytes_per_s, 100000);
   /* a counter that went back starts a new span */
-  mtcp_drain_rate_note (&d, now + 300 * MS, 10, TRUE, FALSE);
+  mtcp_drain_rate_note (&d, now + 300 * MS, 10, TRUE, FALSE, 0);
   fail_unless_equals_uint64 (d.bytes_per_s, 100000);
   fail_unless_equals_uint64 (d.acked_at_start, 10);
 }
@@ -146,23 +146,56 @@ GST_START_TEST (test_a_keyframe_after_idle_is_not_what_it_can_deliver)
   MtcpDrainRate d = { 0, };
   gint64 now = 1000 * G_USEC_PER_SEC;
 
-  mtcp_drain_rate_note (&d, now, 0, FALSE, FALSE);
-  mtcp_drain_rate_note (&d, now + 120 * MS, 9000, FALSE, TRUE);
-  mtcp_drain_rate_note (&d, now + 250 * MS, 18750, FALSE, TRUE);
+  mtcp_drain_rate_note (&d, now, 0, FALSE, FALSE, 0);
+  mtcp_drain_rate_note (&d, now + 120 * MS, 9000, FALSE, TRUE, 0);
+  mtcp_drain_rate_note (&d, now + 250 * MS, 18750, FALSE, TRUE, 0);
   fail_unless_equals_uint64 (d.bytes_per_s, 75000);
   fail_unless_equals_uint64 (mtcp_drain_rate_of_backlog (&d), 0);
-  mtcp_drain_rate_note (&d, now + 370 * MS, 22750, FALSE, TRUE);
-  mtcp_drain_rate_note (&d, now + 500 * MS, 26750, FALSE, TRUE);
+  mtcp_drain_rate_note (&d, now + 370 * MS, 22750, FALSE, TRUE, 0);
+  mtcp_drain_rate_note (&d, now + 500 * MS, 26750, FALSE, TRUE, 0);
   fail_unless_equals_uint64 (d.bytes_per_s, 32000);
   fail_unless_equals_uint64 (mtcp_drain_rate_of_backlog (&d), 32000);
   /* a span idle at one note in its middle is not backlogged all through */
-  mtcp_drain_rate_note (&d, now + 620 * MS, 30750, FALSE, FALSE);
-  mtcp_drain_rate_note (&d, now + 750 * MS, 34750, FALSE, TRUE);
+  mtcp_drain_rate_note (&d, now + 620 * MS, 30750, FALSE, FALSE, 0);
+  mtcp_drain_rate_note (&d, now + 750 * MS, 34750, FALSE, TRUE, 0);
   fail_unless_equals_uint64 (d.bytes_per_s, 32000);
   fail_unless_equals_uint64 (mtcp_drain_rate_of_backlog (&d), 0);
   /* heard again after a silence: not known until a backlogged span */
-  mtcp_drain_rate_restart (&d, now + 750 * MS, 34750);
+  mtcp_drain_rate_restart (&d, now + 750 * MS, 34750, 0);
   fail_unless_equals_uint64 (mtcp_drain_rate_of_backlog (&d), 0);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_a_slow_readers_rate_is_known)
+{
+  /* 30 kB/s (a reader of 0.24 Mbit/s) while its window held the sender
+   * back for 200 of 250 ms: what the receiver takes; a span it held the
+   * sender back for less than a quarter of is not */
+  MtcpDrainRate d = { 0, };
+  gint64 now = 1000 * G_USEC_PER_SEC;
+
+  mtcp_drain_rate_note (&d, now, 0, FALSE, TRUE, 5000000);
+  fail_unless_equals_uint64 (mtcp_drain_rate_of_receiver (&d), 0);
+  mtcp_drain_rate_note (&d, now + 120 * MS, 3600, FALSE, TRUE, 5100000);
+  mtcp_drain_rate_note (&d, now + 250 * MS, 7500, FALSE, TRUE, 5200000);
+  fail_unless_equals_uint64 (mtcp_drain_rate_of_receiver (&d), 30000);
+  /* idle at the next note: the rate is still the last span's */
+  mtcp_drain_rate_note (&d, now + 370 * MS, 10000, FALSE, FALSE, 5230000);
+  fail_unless_equals_uint64 (mtcp_drain_rate_of_receiver (&d), 30000);
+  /* held back 50 of 250 ms (a keyframe's burst into a fast reader) */
+  mtcp_drain_rate_note (&d, now + 500 * MS, 60000, FALSE, TRUE, 5250000);
+  fail_unless_equals_uint64 (mtcp_drain_rate_of_receiver (&d), 0);
+  fail_unless_equals_uint64 (d.bytes_per_s, 210000);
+  /* a counter that went back (another socket) starts a new span */
+  mtcp_drain_rate_note (&d, now + 750 * MS, 70000, FALSE, TRUE, 0);
+  mtcp_drain_rate_note (&d, now + 1000 * MS, 77500, FALSE, TRUE, 250000);
+  fail_unless_equals_uint64 (mtcp_drain_rate_of_receiver (&d), 30000);
+  /* heard again after a silence: not known until a span is over */
+  mtcp_drain_rate_restart (&d, now + 1000 * MS, 77500, 250000);
+  fail_unless_equals_uint64 (mtcp_drain_rate_of_receiver (&d), 0);
+  mtcp_drain_rate_note (&d, now + 1250 * MS, 80000, FALSE, TRUE, 260000);
+  fail_unless_equals_uint64 (mtcp_drain_rate_of_receiver (&d), 0);
 }
 
 GST_END_TEST;
@@ -226,16 +259,16 @@ GST_START_TEST (test_a_keyframes_queue_is_not_the_paths_rate)
   MtcpDrainRate d = { 0, };
   gint64 now = 1000 * G_USEC_PER_SEC;
 
-  mtcp_drain_rate_note (&d, now, 0, FALSE, FALSE);
-  mtcp_drain_rate_note (&d, now + 100 * MS, 50000, TRUE, FALSE);
-  mtcp_drain_rate_note (&d, now + 250 * MS, 125000, TRUE, FALSE);
+  mtcp_drain_rate_note (&d, now, 0, FALSE, FALSE, 0);
+  mtcp_drain_rate_note (&d, now + 100 * MS, 50000, TRUE, FALSE, 0);
+  mtcp_drain_rate_note (&d, now + 250 * MS, 125000, TRUE, FALSE, 0);
   fail_unless_equals_uint64 (d.bytes_per_s, 500000);
   fail_unless_equals_uint64 (mtcp_drain_rate_of_path (&d), 0);
   fail_unless_equals_int64 (mtcp_transit_us (&info, 0,
           mtcp_drain_rate_of_path (&d), 0), 130 * MS);
   /* a span with a queue all through it is the path's */
-  mtcp_drain_rate_note (&d, now + 400 * MS, 200000, TRUE, FALSE);
-  mtcp_drain_rate_note (&d, now + 500 * MS, 250000, TRUE, FALSE);
+  mtcp_drain_rate_note (&d, now + 400 * MS, 200000, TRUE, FALSE, 0);
+  mtcp_drain_rate_note (&d, now + 500 * MS, 250000, TRUE, FALSE, 0);
   fail_unless_equals_uint64 (mtcp_drain_rate_of_path (&d), 500000);
   fail_unless (mtcp_transit_us (&info, 0, mtcp_drain_rate_of_path (&d),
           0) > 300 * MS);
@@ -255,19 +288,19 @@ GST_START_TEST (test_loss_recovery_is_not_a_held_queue)
   gint64 now = 1000 * G_USEC_PER_SEC;
 
   fail_unless (mtcp_transit_queue_stands (&info));
-  mtcp_drain_rate_note (&d, now, 0, TRUE, FALSE);
+  mtcp_drain_rate_note (&d, now, 0, TRUE, FALSE, 0);
   fail_if (mtcp_transit_queue_held (&info, &d));
   fail_if (mtcp_transit_arrives_late (600 * MS, 500 * MS, 1200 * MS,
           mtcp_transit_queue_held (&info, &d)));
   fail_unless (mtcp_transit_arrives_late (600 * MS, 500 * MS, 1200 * MS,
           TRUE));
   /* recovered before the span was over: the span does not count */
-  mtcp_drain_rate_note (&d, now + 100 * MS, 20000, FALSE, FALSE);
-  mtcp_drain_rate_note (&d, now + 260 * MS, 60000, TRUE, FALSE);
+  mtcp_drain_rate_note (&d, now + 100 * MS, 20000, FALSE, FALSE, 0);
+  mtcp_drain_rate_note (&d, now + 260 * MS, 60000, TRUE, FALSE, 0);
   fail_if (mtcp_transit_queue_held (&info, &d));
   /* a queue at every note of a whole span: held */
-  mtcp_drain_rate_note (&d, now + 400 * MS, 80000, TRUE, FALSE);
-  mtcp_drain_rate_note (&d, now + 520 * MS, 100000, TRUE, FALSE);
+  mtcp_drain_rate_note (&d, now + 400 * MS, 80000, TRUE, FALSE, 0);
+  mtcp_drain_rate_note (&d, now + 520 * MS, 100000, TRUE, FALSE, 0);
   fail_unless (mtcp_transit_queue_held (&info, &d));
   /* and not once the RTT came down */
   info.rtt_us = 300 * MS;
@@ -332,6 +365,7 @@ transit_suite (void)
   tcase_add_test (tc, test_after_silence_the_flight_still_counts);
   tcase_add_test (tc, test_drain_rate_spans);
   tcase_add_test (tc, test_a_keyframe_after_idle_is_not_what_it_can_deliver);
+  tcase_add_test (tc, test_a_slow_readers_rate_is_known);
   tcase_add_test (tc, test_receiver_window_full);
   tcase_add_test (tc, test_arrives_late_keeps_a_third_to_spare);
   tcase_add_test (tc, test_a_keyframes_queue_is_not_the_paths_rate);
