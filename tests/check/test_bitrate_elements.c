@@ -334,7 +334,7 @@ GST_END_TEST;
 /* bitrate-probe=padding next to a fast receiver: once the encoder nears
  * what the stream carries, the sink probes with PADDING, which the fast
  * receiver skips and counts; the encoder still follows the strongest.
- * The default (encoder) sends none. */
+ * The default (after-outage) sends none on a path that was never dark. */
 GST_START_TEST (test_padding_probes_reach_the_receiver)
 {
   guint64 encoder_bitrate = 0, changes = 0, slow_estimate = 0;
