@@ -82,10 +82,10 @@ session_estimate (MtcpServer * server, ServerSession * sess,
     sample.waiting_bytes += server_conn_unsent_bytes (sc);
     if (info->unacked > 0 && info->min_rtt_us > 0)
       queued_us = MIN (queued_us, mtcp_tcp_info_queue_us (info));
-    GST_LOG ("session %s: %" G_GUINT64_FORMAT " unsent, cwnd %u x %u, "
-        "receiver's window %u, RTT %u us, delivery rate %" G_GUINT64_FORMAT
-        " B/s, drained %" G_GUINT64_FORMAT " B/s%s%s", sess->id_str,
-        server_conn_unsent_bytes (sc), info->snd_cwnd, info->snd_mss,
+    GST_LOG ("session %s, connection %u: %" G_GUINT64_FORMAT " unsent, "
+        "cwnd %u x %u, receiver's window %u, RTT %u us, delivery rate %"
+        G_GUINT64_FORMAT " B/s, drained %" G_GUINT64_FORMAT " B/s%s%s",
+        sess->id_str, sc->id, server_conn_unsent_bytes (sc), info->snd_cwnd, info->snd_mss,
         info->snd_wnd, info->rtt_us, info->delivery_rate,
         sc->drain.bytes_per_s, sc->drain.backlogged ? ", backlogged" : "",
         receiver ? ", held back by the receiver" : "");
@@ -102,8 +102,9 @@ session_estimate (MtcpServer * server, ServerSession * sess,
       guint64 drained = mtcp_drain_rate_of_backlog (&sc->drain);
       if (drained == 0 && mtcp_transit_receiver_window_full (info))
         drained = sc->drain.bytes_per_s;
-      /* a zero window (a slow reader's buffer full) is not "full" above:
-       * the flight's own sample then read tens of Mbit/s on loopback */
+      /* a receiver that held it back most of the span (a slow reader's
+       * window opening between two reads): the flight's own sample read
+       * tens of Mbit/s on loopback */
       if (drained == 0)
         drained = receiver;
       if (drained > 0)
@@ -114,7 +115,7 @@ session_estimate (MtcpServer * server, ServerSession * sess,
        * slow reader's being small), but no more than the kernel paces at
        * (bbr keeps two BDPs of window for a path it paces at one) */
       guint64 window = (guint64) info->snd_cwnd * info->snd_mss;
-      if (info->snd_wnd > 0)
+      if (info->snd_wnd_known)
         window = MIN (window, info->snd_wnd);
       window = window * G_USEC_PER_SEC / info->rtt_us;
       if (info->pacing_rate > 0 && info->pacing_rate != G_MAXUINT64)

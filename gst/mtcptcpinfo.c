@@ -60,7 +60,9 @@ mtcp_tcp_info_read (GSocket * socket, MtcpTcpInfo * info)
       info->pacing_rate = ti.tcpi_pacing_rate;
     if (len >= G_STRUCT_OFFSET (struct tcp_info, tcpi_rwnd_limited) + 8)
       info->rwnd_limited_us = ti.tcpi_rwnd_limited;
-    if (len >= G_STRUCT_OFFSET (struct tcp_info, tcpi_snd_wnd) + 4)
+    info->snd_wnd_known =
+        len >= G_STRUCT_OFFSET (struct tcp_info, tcpi_snd_wnd) + 4;
+    if (info->snd_wnd_known)
       info->snd_wnd = ti.tcpi_snd_wnd;
     return TRUE;
   }

@@ -35,8 +35,9 @@ typedef struct {
   guint64 pacing_rate;          /* bytes/s */
   guint64 rwnd_limited_us;      /* how long in all the receiver's window
                                  * held the sender back */
-  guint32 snd_wnd;              /* the receiver's advertised window, bytes;
-                                 * 0 = not known (kernel before 5.4) */
+  guint32 snd_wnd;              /* the receiver's advertised window, bytes
+                                 * (0: a zero window, if snd_wnd_known) */
+  gboolean snd_wnd_known;       /* the kernel reports it (5.4 and later) */
   guint8 state;
 } MtcpTcpInfo;
 

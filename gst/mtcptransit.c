@@ -29,11 +29,13 @@ mtcp_drain_rate_note (MtcpDrainRate * drain, gint64 now_us,
   drain->span_backlogged &= backlogged;
   if (span < MTCP_DRAIN_SPAN_US)
     return;
+  /* judged every span, ACKs or not: a receiver that held the sender back
+   * once (a window not yet grown at the start) is not slow for ever */
+  drain->receiver_limited = (gint64) (rwnd_limited_us -
+      drain->rwnd_limited_at_start) * 2 >= span;
   if (bytes_acked > drain->acked_at_start) {
     drain->path_limited = drain->span_queued;
     drain->backlogged = drain->span_backlogged;
-    drain->receiver_limited = (gint64) (rwnd_limited_us -
-        drain->rwnd_limited_at_start) * 4 >= span;
     drain->bytes_per_s = (bytes_acked - drain->acked_at_start) *
         G_USEC_PER_SEC / span;
   }
@@ -154,7 +156,7 @@ gboolean
 mtcp_transit_receiver_window_full (const MtcpTcpInfo * info)
 {
   /* within a segment of it: the sender cannot send another */
-  return info->snd_wnd > 0 && (guint64) info->unacked * info->snd_mss +
+  return info->snd_wnd_known && (guint64) info->unacked * info->snd_mss +
       info->snd_mss >= info->snd_wnd;
 }
 

@@ -46,8 +46,7 @@ typedef struct {
                                  * could deliver, not the stream's rate */
   guint64 rwnd_limited_at_start;        /* MtcpTcpInfo's, at span start */
   gboolean receiver_limited;    /* the receiver's window held the sender
-                                 * back for a quarter or more of the span
-                                 * that measured bytes_per_s */
+                                 * back for half or more of the last span */
 } MtcpDrainRate;
 
 /* At @now_us (monotonic) the connection had @bytes_acked acknowledged in
@@ -71,7 +70,7 @@ guint64 mtcp_drain_rate_of_path (const MtcpDrainRate * drain);
 guint64 mtcp_drain_rate_of_backlog (const MtcpDrainRate * drain);
 
 /* What the receiver takes: the last rate if its window held the sender
- * back for a quarter or more of that span (a receiver that reads slowly
+ * back for half or more of the last span (a receiver that reads slowly
  * opens its window only as fast as it reads), else 0 (not known). */
 guint64 mtcp_drain_rate_of_receiver (const MtcpDrainRate * drain);
 
@@ -106,8 +105,9 @@ guint64 mtcp_transit_slow_start_bytes (const MtcpTcpInfo * info,
 gint64 mtcp_transit_probe_interval_us (guint32 least_rtt_us);
 
 /* The receiver's window is what holds the connection back: what is in
- * flight fills the window it advertised (a receiver that reads slowly),
- * by @info. */
+ * flight fills the window it advertised, or it advertised none (a
+ * receiver that reads slowly), by @info; FALSE if the kernel does not
+ * say. */
 gboolean mtcp_transit_receiver_window_full (const MtcpTcpInfo * info);
 
 /* A queue stands in the path: data in flight and the smoothed RTT at

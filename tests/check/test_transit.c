@@ -171,7 +171,7 @@ GST_START_TEST (test_a_slow_readers_rate_is_known)
 {
   /* 30 kB/s (a reader of 0.24 Mbit/s) while its window held the sender
    * back for 200 of 250 ms: what the receiver takes; a span it held the
-   * sender back for less than a quarter of is not */
+   * sender back for less than half of is not */
   MtcpDrainRate d = { 0, };
   gint64 now = 1000 * G_USEC_PER_SEC;
 
@@ -187,15 +187,26 @@ GST_START_TEST (test_a_slow_readers_rate_is_known)
   mtcp_drain_rate_note (&d, now + 500 * MS, 60000, FALSE, TRUE, 5250000);
   fail_unless_equals_uint64 (mtcp_drain_rate_of_receiver (&d), 0);
   fail_unless_equals_uint64 (d.bytes_per_s, 210000);
-  /* a counter that went back (another socket) starts a new span */
-  mtcp_drain_rate_note (&d, now + 750 * MS, 70000, FALSE, TRUE, 0);
-  mtcp_drain_rate_note (&d, now + 1000 * MS, 77500, FALSE, TRUE, 250000);
+  /* 150 of 250 ms: half or more */
+  mtcp_drain_rate_note (&d, now + 750 * MS, 67500, FALSE, TRUE, 5400000);
   fail_unless_equals_uint64 (mtcp_drain_rate_of_receiver (&d), 30000);
-  /* heard again after a silence: not known until a span is over */
-  mtcp_drain_rate_restart (&d, now + 1000 * MS, 77500, 250000);
+  /* a span without ACKs that it did not hold back: no longer slow (the
+   * rate stays, a pause is not a rate) */
+  mtcp_drain_rate_note (&d, now + 1000 * MS, 67500, FALSE, FALSE, 5400000);
   fail_unless_equals_uint64 (mtcp_drain_rate_of_receiver (&d), 0);
-  mtcp_drain_rate_note (&d, now + 1250 * MS, 80000, FALSE, TRUE, 260000);
+  fail_unless_equals_uint64 (d.bytes_per_s, 30000);
+  /* a counter that went back (another socket) starts a new span */
+  mtcp_drain_rate_note (&d, now + 1250 * MS, 70000, FALSE, TRUE, 0);
+  mtcp_drain_rate_note (&d, now + 1500 * MS, 77500, FALSE, TRUE, 200000);
+  fail_unless_equals_uint64 (mtcp_drain_rate_of_receiver (&d), 30000);
+  /* heard again after a silence: not known until a span is over, and
+   * that span counts from the restart's counter */
+  mtcp_drain_rate_restart (&d, now + 1500 * MS, 77500, 900000);
   fail_unless_equals_uint64 (mtcp_drain_rate_of_receiver (&d), 0);
+  mtcp_drain_rate_note (&d, now + 1750 * MS, 80000, FALSE, TRUE, 1000000);
+  fail_unless_equals_uint64 (mtcp_drain_rate_of_receiver (&d), 0);
+  mtcp_drain_rate_note (&d, now + 2000 * MS, 82500, FALSE, TRUE, 1200000);
+  fail_unless_equals_uint64 (mtcp_drain_rate_of_receiver (&d), 10000);
 }
 
 GST_END_TEST;
@@ -207,13 +218,17 @@ GST_START_TEST (test_receiver_window_full)
 
   info.snd_mss = 1448;
   info.snd_wnd = 4096;
+  info.snd_wnd_known = TRUE;
   fail_unless (mtcp_transit_receiver_window_full (&info));
   /* bbr's window is twice the path's, the receiver's larger still: a
    * keyframe's flight of 3 segments does not fill it */
   info.snd_wnd = 600000;
   fail_unless (!mtcp_transit_receiver_window_full (&info));
-  /* nothing advertised known: not the receiver */
+  /* a zero window: the reader's buffer is full */
   info.snd_wnd = 0;
+  fail_unless (mtcp_transit_receiver_window_full (&info));
+  /* a kernel that does not say: not the receiver */
+  info.snd_wnd_known = FALSE;
   fail_unless (!mtcp_transit_receiver_window_full (&info));
 }
 
