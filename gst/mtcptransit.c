@@ -38,6 +38,8 @@ mtcp_drain_rate_note (MtcpDrainRate * drain, gint64 now_us,
     drain->backlogged = drain->span_backlogged;
     drain->bytes_per_s = (bytes_acked - drain->acked_at_start) *
         G_USEC_PER_SEC / span;
+    if (drain->path_limited || drain->backlogged)
+      drain->last_path_bytes_per_s = drain->bytes_per_s;
   }
   drain->span_start_us = now_us;
   drain->acked_at_start = bytes_acked;
@@ -59,6 +61,12 @@ mtcp_drain_rate_of_backlog (const MtcpDrainRate * drain)
 }
 
 guint64
+mtcp_drain_rate_last_of_path (const MtcpDrainRate * drain)
+{
+  return drain->last_path_bytes_per_s;
+}
+
+guint64
 mtcp_drain_rate_of_receiver (const MtcpDrainRate * drain)
 {
   return drain->receiver_limited ? drain->bytes_per_s : 0;
@@ -75,6 +83,7 @@ mtcp_drain_rate_restart (MtcpDrainRate * drain, gint64 now_us,
   drain->span_queued = TRUE;
   drain->span_backlogged = TRUE;
   drain->bytes_per_s = 0;
+  drain->last_path_bytes_per_s = 0;
   drain->path_limited = FALSE;
   drain->backlogged = FALSE;
 }

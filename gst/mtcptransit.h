@@ -47,6 +47,9 @@ typedef struct {
   guint64 rwnd_limited_at_start;        /* MtcpTcpInfo's, at span start */
   gboolean receiver_limited;    /* the receiver's window held the sender
                                  * back for half or more of the last span */
+  guint64 last_path_bytes_per_s;        /* the newest span's that a standing
+                                         * queue or a backlog lasted all
+                                         * through, 0 = none */
 } MtcpDrainRate;
 
 /* At @now_us (monotonic) the connection had @bytes_acked acknowledged in
@@ -68,6 +71,12 @@ guint64 mtcp_drain_rate_of_path (const MtcpDrainRate * drain);
  * span that was partly idle, as a keyframe's burst after a thin stream,
  * measured the stream). */
 guint64 mtcp_drain_rate_of_backlog (const MtcpDrainRate * drain);
+
+/* What the path carried the last time it, not the stream, was the limit:
+ * the rate of the newest span that a standing queue or unsent data lasted
+ * all through, however long ago; 0 if none since the first note or the
+ * last restart. */
+guint64 mtcp_drain_rate_last_of_path (const MtcpDrainRate * drain);
 
 /* What the receiver takes: the last rate if its window held the sender
  * back for half or more of the last span (a receiver that reads slowly

@@ -211,6 +211,41 @@ GST_START_TEST (test_a_slow_readers_rate_is_known)
 
 GST_END_TEST;
 
+/* What the path carried the last time it was the limit: kept through
+ * spans the stream limited, however long (a loss-based window that grew
+ * into the queue reads far more then); a restart after a silence forgets
+ * it. */
+GST_START_TEST (test_the_paths_last_rate_is_kept)
+{
+  MtcpDrainRate d = { 0, };
+  gint64 now = 1000 * G_USEC_PER_SEC;
+
+  mtcp_drain_rate_note (&d, now, 0, TRUE, FALSE, 0);
+  fail_unless_equals_uint64 (mtcp_drain_rate_last_of_path (&d), 0);
+  /* a queue stood all through: 250 kB/s */
+  mtcp_drain_rate_note (&d, now + 250 * MS, 62500, TRUE, FALSE, 0);
+  fail_unless_equals_uint64 (mtcp_drain_rate_last_of_path (&d), 250000);
+  /* the stream's 100 kB/s, no queue, no backlog: not the path's */
+  mtcp_drain_rate_note (&d, now + 500 * MS, 87500, FALSE, FALSE, 0);
+  mtcp_drain_rate_note (&d, now + 750 * MS, 112500, FALSE, FALSE, 0);
+  fail_unless_equals_uint64 (d.bytes_per_s, 100000);
+  fail_unless_equals_uint64 (mtcp_drain_rate_last_of_path (&d), 250000);
+  /* a queue for part of a span only (a keyframe's): not the path's */
+  mtcp_drain_rate_note (&d, now + 875 * MS, 125000, TRUE, FALSE, 0);
+  mtcp_drain_rate_note (&d, now + 1000 * MS, 150000, FALSE, TRUE, 0);
+  fail_unless_equals_uint64 (mtcp_drain_rate_last_of_path (&d), 250000);
+  /* unsent data all through the next: 200 kB/s, the path's now */
+  mtcp_drain_rate_note (&d, now + 1250 * MS, 200000, FALSE, TRUE, 0);
+  fail_unless_equals_uint64 (mtcp_drain_rate_last_of_path (&d), 200000);
+  /* after a silence it is not known again until the path limits */
+  mtcp_drain_rate_restart (&d, now + 3000 * MS, 200000, 0);
+  fail_unless_equals_uint64 (mtcp_drain_rate_last_of_path (&d), 0);
+  mtcp_drain_rate_note (&d, now + 3250 * MS, 225000, FALSE, FALSE, 0);
+  fail_unless_equals_uint64 (mtcp_drain_rate_last_of_path (&d), 0);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_receiver_window_full)
 {
   /* a slow reader: 4 kB advertised, 3 segments of 1448 in flight */
@@ -381,6 +416,7 @@ transit_suite (void)
   tcase_add_test (tc, test_drain_rate_spans);
   tcase_add_test (tc, test_a_keyframe_after_idle_is_not_what_it_can_deliver);
   tcase_add_test (tc, test_a_slow_readers_rate_is_known);
+  tcase_add_test (tc, test_the_paths_last_rate_is_kept);
   tcase_add_test (tc, test_receiver_window_full);
   tcase_add_test (tc, test_arrives_late_keeps_a_third_to_spare);
   tcase_add_test (tc, test_a_keyframes_queue_is_not_the_paths_rate);
