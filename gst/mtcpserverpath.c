@@ -84,11 +84,13 @@ session_estimate (MtcpServer * server, ServerSession * sess,
       queued_us = MIN (queued_us, mtcp_tcp_info_queue_us (info));
     GST_LOG ("session %s, connection %u: %" G_GUINT64_FORMAT " unsent, "
         "cwnd %u x %u, receiver's window %u, RTT %u us, delivery rate %"
-        G_GUINT64_FORMAT " B/s, drained %" G_GUINT64_FORMAT " B/s%s%s",
+        G_GUINT64_FORMAT " B/s, drained %" G_GUINT64_FORMAT " B/s (the "
+        "path's last %" G_GUINT64_FORMAT " B/s)%s%s",
         sess->id_str, sc->id, server_conn_unsent_bytes (sc),
         info->snd_cwnd, info->snd_mss, info->snd_wnd, info->rtt_us,
-        info->delivery_rate,
-        sc->drain.bytes_per_s, sc->drain.backlogged ? ", backlogged" : "",
+        info->delivery_rate, sc->drain.bytes_per_s,
+        mtcp_drain_rate_last_of_path (&sc->drain),
+        sc->drain.backlogged ? ", backlogged" : "",
         receiver ? ", held back by the receiver" : "");
     if (server_conn_backlogged (sc)) {
       /* it has more than it sends: whatever holds it back (its window,

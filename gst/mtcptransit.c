@@ -23,6 +23,7 @@ mtcp_drain_rate_note (MtcpDrainRate * drain, gint64 now_us,
     drain->span_queued = queue_stands;
     drain->span_backlogged = backlogged;
     drain->rwnd_limited_at_start = rwnd_limited_us;
+    drain->last_path_bytes_per_s = 0;
     return;
   }
   drain->span_queued &= queue_stands;

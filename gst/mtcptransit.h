@@ -74,8 +74,8 @@ guint64 mtcp_drain_rate_of_backlog (const MtcpDrainRate * drain);
 
 /* What the path carried the last time it, not the stream, was the limit:
  * the rate of the newest span that a standing queue or unsent data lasted
- * all through, however long ago; 0 if none since the first note or the
- * last restart. */
+ * all through, however long ago; 0 if none since the first note, a
+ * counter that went back or the last restart. */
 guint64 mtcp_drain_rate_last_of_path (const MtcpDrainRate * drain);
 
 /* What the receiver takes: the last rate if its window held the sender

@@ -242,6 +242,13 @@ GST_START_TEST (test_the_paths_last_rate_is_kept)
   fail_unless_equals_uint64 (mtcp_drain_rate_last_of_path (&d), 0);
   mtcp_drain_rate_note (&d, now + 3250 * MS, 225000, FALSE, FALSE, 0);
   fail_unless_equals_uint64 (mtcp_drain_rate_last_of_path (&d), 0);
+  /* known again once the path limits; a counter that went back (another
+   * socket) forgets it too */
+  mtcp_drain_rate_note (&d, now + 3500 * MS, 250000, TRUE, FALSE, 0);
+  mtcp_drain_rate_note (&d, now + 3750 * MS, 300000, TRUE, FALSE, 0);
+  fail_unless_equals_uint64 (mtcp_drain_rate_last_of_path (&d), 200000);
+  mtcp_drain_rate_note (&d, now + 4000 * MS, 1000, TRUE, FALSE, 0);
+  fail_unless_equals_uint64 (mtcp_drain_rate_last_of_path (&d), 0);
 }
 
 GST_END_TEST;

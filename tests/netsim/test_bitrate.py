@@ -34,9 +34,10 @@ sender = ("videotestsrc is-live=true pattern=snow ! video/x-raw,width=640,"
           "h264parse ! multitcpsink name=sink host=0.0.0.0 port=5600 "
           "bitrate-control=encoder")
 # BITRATE_TEST_CC=cubic: that congestion control in both namespaces and at
-# the sink (bbr by default, which the sink asks for itself)
-cc = os.environ.get("BITRATE_TEST_CC", "bbr")
-sender += f" congestion-control={cc}"
+# the sink (by default bbr in the namespaces, and the sink's own default)
+cc = os.environ.get("BITRATE_TEST_CC")
+if cc:
+    sender += f" congestion-control={cc}"
 receiver = ("multitcpsrc host=$NETSIM_ADDR_A port=5600 latency=1000 "
             "stats-interval=500 ! fakesink name=sink sync=false")
 # BITRATE_TEST_OUT=DIR keeps the sender's and the receiver's logs there
@@ -53,7 +54,7 @@ with tempfile.TemporaryDirectory() as tmp:
         f"{HERE}/receiver_log.py \"{receiver}\" {out}/receiver.csv "
         f"{DURATION - 2}; wait")
     stdout, stats = nstest.run(
-        ["rate=8mbit,delay=20ms,queue=100p"], script, cc=cc,
+        ["rate=8mbit,delay=20ms,queue=100p"], script, cc=cc or "bbr",
         schedule=f"at={DROP_AT} dir=ab rate=2mbit\n", timeout=120)
     start = float(stdout.split("start", 1)[1].split()[0])
     rows = [json.loads(line) for line in open(f"{out}/sender.jsonl")]
