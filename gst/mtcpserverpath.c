@@ -118,6 +118,7 @@ session_estimate (MtcpServer * server, ServerSession * sess,
        * slow reader's being small), but no more than the kernel paces at
        * (bbr keeps two BDPs of window for a path it paces at one) */
       guint64 window = (guint64) info->snd_cwnd * info->snd_mss;
+      guint64 path_last = mtcp_drain_rate_last_of_path (&sc->drain);
       if (info->snd_wnd_known)
         window = MIN (window, info->snd_wnd);
       window = window * G_USEC_PER_SEC / info->rtt_us;
@@ -130,9 +131,8 @@ session_estimate (MtcpServer * server, ServerSession * sess,
        * 19 Mbit/s on a 2 Mbit/s link; the kernel's rate sample kept the
        * 5.8 Mbit/s of before the fall, its own samples being
        * app-limited) */
-      if (!mtcp_tcp_congestion_ignores_loss (sc->congestion) &&
-          mtcp_drain_rate_last_of_path (&sc->drain) > 0)
-        window = MIN (window, mtcp_drain_rate_last_of_path (&sc->drain));
+      if (!mtcp_tcp_congestion_ignores_loss (sc->congestion) && path_last > 0)
+        window = MIN (window, path_last);
       /* nor than a receiver whose window held it back takes: a slow
        * reader's small window over a loopback RTT read as Mbit/s */
       if (receiver > 0)
