@@ -167,16 +167,16 @@ slowest_session_estimate (GstElement * sink)
  * its fast receiver skipped as padding */
 static guint64 last_sink_padding, last_fast_padding, last_probes;
 
-/* Streams 7 s of 2 Mbit/s through a stand-in encoder (in a bin) into
+/* Streams @seconds of 2 Mbit/s through a stand-in encoder (in a bin) into
  * multitcpsink (in a bin) with @sink_props, to a receiver that reads about
  * 160-320 kbit/s and, with @fast_too, a multitcpsrc that takes it all;
  * returns the encoder's bitrate at the end (kbit/s), its stats in
  * @encoder_bitrate and @changes, keyframe requests in @keyframes, the
  * slow session's largest estimate from 2 to 6 s in @slow_estimate. */
 static guint
-stream_to_slow_receiver (const gchar * sink_props, gboolean fast_too,
-    guint64 * encoder_bitrate, guint64 * changes, gint * keyframes,
-    guint64 * slow_estimate)
+stream_to_slow_receiver (const gchar * sink_props, guint seconds,
+    gboolean fast_too, guint64 * encoder_bitrate, guint64 * changes,
+    gint * keyframes, guint64 * slow_estimate)
 {
   GstElement *pipeline, *appsrc, *sink, *enc;
   GstCaps *caps = gst_caps_new_empty_simple ("video/x-test");
@@ -211,7 +211,7 @@ stream_to_slow_receiver (const gchar * sink_props, gboolean fast_too,
 
   sr.port = port;
   sr.bytes_per_50ms = 2000;
-  sr.until_us = g_get_monotonic_time () + 8 * G_USEC_PER_SEC;
+  sr.until_us = g_get_monotonic_time () + (seconds + 1) * G_USEC_PER_SEC;
   reader = g_thread_new ("slow-reader", slow_reader_run, &sr);
   wait_for_connections (sink, 1);
   if (fast_too) {
@@ -219,9 +219,9 @@ stream_to_slow_receiver (const gchar * sink_props, gboolean fast_too,
     wait_for_connections (sink, 2);
   }
 
-  /* 7 s of 8 kB every 33 ms, a keyframe a second */
+  /* 8 kB every 33 ms, a keyframe a second */
   start = g_get_monotonic_time ();
-  for (i = 0; i < 210; i++) {
+  for (i = 0; i < seconds * 30; i++) {
     GstBuffer *buf = make_payload (rand, i, 8000);
     GST_BUFFER_PTS (buf) = i * 33 * GST_MSECOND;
     GST_BUFFER_DURATION (buf) = 33 * GST_MSECOND;
@@ -291,7 +291,7 @@ GST_START_TEST (test_encoder_follows_slow_receiver)
 {
   guint64 encoder_bitrate = 0, changes = 0, slow_estimate = 0;
   gint keyframes = 0;
-  guint kbps = stream_to_slow_receiver ("", FALSE, &encoder_bitrate,
+  guint kbps = stream_to_slow_receiver ("", 7, FALSE, &encoder_bitrate,
       &changes, &keyframes, &slow_estimate);
 
   fail_unless (kbps < 1000, "encoder still at %u kbit/s", kbps);
@@ -315,12 +315,12 @@ GST_START_TEST (test_encoder_follows_strongest_receiver)
   gint keyframes = 0;
   guint kbps;
 
-  kbps = stream_to_slow_receiver ("bitrate-follows=strongest", TRUE,
+  kbps = stream_to_slow_receiver ("bitrate-follows=strongest", 7, TRUE,
       &encoder_bitrate, &changes, &keyframes, &slow_estimate);
   fail_unless (kbps >= 1500, "the strongest receiver's pace: %u kbit/s",
       kbps);
   fail_unless_equals_int (keyframes, 0);
-  kbps = stream_to_slow_receiver ("", TRUE, &encoder_bitrate, &changes,
+  kbps = stream_to_slow_receiver ("", 7, TRUE, &encoder_bitrate, &changes,
       &keyframes, &slow_estimate);
   fail_unless (kbps < 1000, "the weakest receiver's pace: %u kbit/s", kbps);
   /* next to a fast receiver, the slow one's session is still its own */
@@ -341,10 +341,14 @@ GST_START_TEST (test_padding_probes_reach_the_receiver)
   gint keyframes = 0;
   guint kbps;
 
-  /* starting at 1 Mbit/s, the first probe comes about 2 s in, not 5 */
+  /* starting at 1 Mbit/s, the first probe comes about 2 s in, not 5; on
+   * a busy machine it once sent no padding in its 0.7 s (padding waits
+   * while frames do, and is withheld from a connection whose path queued
+   * since the probe began) and the next came 4 s later: 10 s leave room
+   * for it */
   kbps = stream_to_slow_receiver ("bitrate-follows=strongest "
-      "bitrate-probe=padding min-bitrate=1000000", TRUE, &encoder_bitrate,
-      &changes, &keyframes, &slow_estimate);
+      "bitrate-probe=padding min-bitrate=1000000", 10, TRUE,
+      &encoder_bitrate, &changes, &keyframes, &slow_estimate);
   fail_unless (kbps >= 1500, "the strongest receiver's pace: %u kbit/s",
       kbps);
   fail_unless (last_probes >= 1, "no probe");
@@ -353,7 +357,7 @@ GST_START_TEST (test_padding_probes_reach_the_receiver)
   fail_unless (last_fast_padding <= last_sink_padding,
       "%" G_GUINT64_FORMAT " received of %" G_GUINT64_FORMAT,
       last_fast_padding, last_sink_padding);
-  stream_to_slow_receiver ("bitrate-follows=strongest", TRUE,
+  stream_to_slow_receiver ("bitrate-follows=strongest", 7, TRUE,
       &encoder_bitrate, &changes, &keyframes, &slow_estimate);
   fail_unless_equals_uint64 (last_probes, 0);
   fail_unless_equals_uint64 (last_sink_padding, 0);
