@@ -124,14 +124,14 @@ session_estimate (MtcpServer * server, ServerSession * sess,
       window = window * G_USEC_PER_SEC / info->rtt_us;
       if (info->pacing_rate > 0 && info->pacing_rate != G_MAXUINT64)
         window = MIN (window, info->pacing_rate);
-      /* nor, for a loss-based window (cubic, reno), than the path
-       * carried the last time it was the limit: such a window grows into
-       * the bottleneck's queue and stays that large while the stream is
-       * the limit, its pacing rate with it (132 kB over a 55 ms RTT read
-       * 19 Mbit/s on a 2 Mbit/s link; the kernel's rate sample kept the
-       * 5.8 Mbit/s of before the fall, its own samples being
-       * app-limited) */
-      if (!mtcp_tcp_congestion_ignores_loss (sc->congestion) && path_last > 0)
+      /* nor than the path carried the last time it was the limit: while
+       * the stream is the limit a window is no measure of room. cubic's
+       * grows into the bottleneck's queue and stays (132 kB over a 55 ms
+       * RTT read 19 Mbit/s on a 2 Mbit/s link), bbr keeps the bandwidth
+       * it measured before a fall (8.5 Mbit/s on a path carrying 1.1); the
+       * kernel's rate sample is kept from before too, its own samples
+       * being app-limited */
+      if (path_last > 0)
         window = MIN (window, path_last);
       /* nor than a receiver whose window held it back takes: a slow
        * reader's small window over a loopback RTT read as Mbit/s */
@@ -186,11 +186,13 @@ server_session_measure_path (MtcpServer * server, ServerSession * sess)
     ServerConn *sc = g_ptr_array_index (sess->conns, i);
     MtcpTcpInfo *info = &sc->info;
     gint64 quiet;
+    gboolean backlogged;
 
     mtcp_tcp_info_read (mtcp_connection_get_socket (sc->conn), info);
+    backlogged = server_conn_backlogged (sc);
     mtcp_drain_rate_note (&sc->drain, g_get_monotonic_time (),
-        info->bytes_acked, mtcp_transit_queue_stands (info),
-        server_conn_backlogged (sc), info->rwnd_limited_us);
+        info->bytes_acked, mtcp_transit_path_queue_stands (info, backlogged),
+        backlogged, info->rwnd_limited_us);
     if (info->rtt_us > 0)
       path.capacity_bps += (guint64) info->snd_cwnd * info->snd_mss * 8 *
           G_USEC_PER_SEC / info->rtt_us;

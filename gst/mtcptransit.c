@@ -178,6 +178,14 @@ mtcp_transit_queue_stands (const MtcpTcpInfo * info)
 }
 
 gboolean
+mtcp_transit_path_queue_stands (const MtcpTcpInfo * info,
+    gboolean backlogged)
+{
+  return mtcp_transit_queue_stands (info) && (backlogged ||
+      info->unacked >= info->snd_cwnd);
+}
+
+gboolean
 mtcp_transit_queue_held (const MtcpTcpInfo * info,
     const MtcpDrainRate * drain)
 {

@@ -53,7 +53,7 @@ typedef struct {
 } MtcpDrainRate;
 
 /* At @now_us (monotonic) the connection had @bytes_acked acknowledged in
- * all, a queue stood in the path (mtcp_transit_queue_stands) or not, data
+ * all, the path kept a queue (mtcp_transit_path_queue_stands) or not, data
  * waited unsent in its socket (@backlogged) or not, and the receiver's
  * window had held it back @rwnd_limited_us in all (MtcpTcpInfo's). A span
  * without any ACK (the path dark) leaves the last rate: it is a pause,
@@ -122,6 +122,13 @@ gboolean mtcp_transit_receiver_window_full (const MtcpTcpInfo * info);
 /* A queue stands in the path: data in flight and the smoothed RTT at
  * least twice the least. */
 gboolean mtcp_transit_queue_stands (const MtcpTcpInfo * info);
+
+/* A queue stands and the path, not the stream, keeps it: the connection
+ * has more to send (@backlogged) or a full window in flight. After a
+ * burst a thin stream's few ACKs bring the smoothed RTT down over a
+ * second or more while the link idles; a span then measures the stream. */
+gboolean mtcp_transit_path_queue_stands (const MtcpTcpInfo * info,
+    gboolean backlogged);
 
 /* A queue stands now and stood at every note of the last span: the path
  * is the limit. A new connection's loss recovery (3% at 200 ms) lifts its

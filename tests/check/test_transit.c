@@ -253,6 +253,40 @@ GST_START_TEST (test_the_paths_last_rate_is_kept)
 
 GST_END_TEST;
 
+/* After a burst (the start, a keyframe) a thin stream's few ACKs bring
+ * the smoothed RTT down slowly: twice the least for a second while the
+ * link idles. Only a backlog or a full window makes that the path's queue
+ * (netsim-bitrate, stop 42: 18 kB/s recorded as the path's last on an
+ * 8 Mbit/s link at 1.9 s, the smoothed RTT still 78-100 ms, nothing
+ * unsent, the window far from full). */
+GST_START_TEST (test_a_thin_streams_slow_rtt_is_not_the_paths_queue)
+{
+  MtcpTcpInfo thin = info_of (85 * MS, 40 * MS, 3, 60, 650000);
+  MtcpTcpInfo full = info_of (85 * MS, 40 * MS, 60, 60, 650000);
+  MtcpDrainRate d = { 0, };
+  gint64 now = 1000 * G_USEC_PER_SEC;
+
+  fail_unless (mtcp_transit_queue_stands (&thin));
+  fail_if (mtcp_transit_path_queue_stands (&thin, FALSE));
+  fail_unless (mtcp_transit_path_queue_stands (&thin, TRUE));
+  fail_unless (mtcp_transit_path_queue_stands (&full, FALSE));
+  /* no queue: neither a backlog nor a full window makes one */
+  full.rtt_us = 50 * MS;
+  fail_if (mtcp_transit_path_queue_stands (&full, TRUE));
+  /* a span of the thin stream: its rate, not the path's */
+  mtcp_drain_rate_note (&d, now, 0,
+      mtcp_transit_path_queue_stands (&thin, FALSE), FALSE, 0);
+  mtcp_drain_rate_note (&d, now + 125 * MS, 2000,
+      mtcp_transit_path_queue_stands (&thin, FALSE), FALSE, 0);
+  mtcp_drain_rate_note (&d, now + 250 * MS, 4500,
+      mtcp_transit_path_queue_stands (&thin, FALSE), FALSE, 0);
+  fail_unless_equals_uint64 (d.bytes_per_s, 18000);
+  fail_unless_equals_uint64 (mtcp_drain_rate_last_of_path (&d), 0);
+  fail_unless_equals_uint64 (mtcp_drain_rate_of_path (&d), 0);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_receiver_window_full)
 {
   /* a slow reader: 4 kB advertised, 3 segments of 1448 in flight */
@@ -424,6 +458,7 @@ transit_suite (void)
   tcase_add_test (tc, test_a_keyframe_after_idle_is_not_what_it_can_deliver);
   tcase_add_test (tc, test_a_slow_readers_rate_is_known);
   tcase_add_test (tc, test_the_paths_last_rate_is_kept);
+  tcase_add_test (tc, test_a_thin_streams_slow_rtt_is_not_the_paths_queue);
   tcase_add_test (tc, test_receiver_window_full);
   tcase_add_test (tc, test_arrives_late_keeps_a_third_to_spare);
   tcase_add_test (tc, test_a_keyframes_queue_is_not_the_paths_rate);
