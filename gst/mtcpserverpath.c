@@ -36,6 +36,18 @@ server_conn_backlogged (const ServerConn * sc)
   return server_conn_unsent_bytes (sc) > 0;
 }
 
+void
+server_conn_read_info (ServerConn * sc, gint64 now_us)
+{
+  gboolean backlogged;
+
+  mtcp_tcp_info_read (mtcp_connection_get_socket (sc->conn), &sc->info);
+  backlogged = server_conn_backlogged (sc);
+  mtcp_drain_rate_note (&sc->drain, now_us, sc->info.bytes_acked,
+      mtcp_transit_path_queue_stands (&sc->info, backlogged), backlogged,
+      sc->info.rwnd_limited_us);
+}
+
 gboolean
 server_conn_probe_queued (const ServerConn * sc)
 {
@@ -186,13 +198,8 @@ server_session_measure_path (MtcpServer * server, ServerSession * sess)
     ServerConn *sc = g_ptr_array_index (sess->conns, i);
     MtcpTcpInfo *info = &sc->info;
     gint64 quiet;
-    gboolean backlogged;
 
-    mtcp_tcp_info_read (mtcp_connection_get_socket (sc->conn), info);
-    backlogged = server_conn_backlogged (sc);
-    mtcp_drain_rate_note (&sc->drain, g_get_monotonic_time (),
-        info->bytes_acked, mtcp_transit_path_queue_stands (info, backlogged),
-        backlogged, info->rwnd_limited_us);
+    server_conn_read_info (sc, g_get_monotonic_time ());
     if (info->rtt_us > 0)
       path.capacity_bps += (guint64) info->snd_cwnd * info->snd_mss * 8 *
           G_USEC_PER_SEC / info->rtt_us;

@@ -306,6 +306,9 @@ void server_session_measure_path (MtcpServer * server, ServerSession * sess);
  * by the TCP_INFO last read; backlogged when that is not 0. */
 guint64 server_conn_unsent_bytes (const ServerConn * sc);
 gboolean server_conn_backlogged (const ServerConn * sc);
+/* server->lock held. Reads @sc's TCP_INFO into sc->info and notes it in
+ * its drain rate at @now_us. */
+void server_conn_read_info (ServerConn * sc, gint64 now_us);
 /* The queue in @sc's path grew by MTCP_PROBE_QUEUE_US since the session's
  * probe began (by the TCP_INFO last read): no padding for it. */
 gboolean server_conn_probe_queued (const ServerConn * sc);

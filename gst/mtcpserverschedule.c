@@ -225,13 +225,7 @@ conn_ready (MtcpServer * server, ServerConn * sc)
     gint64 now = g_get_monotonic_time ();
     if (now - sc->watch_read_us >= (sc->silent ?
             SILENT_REREAD_US : SILENT_CHECK_US)) {
-      gboolean backlogged;
-
-      mtcp_tcp_info_read (mtcp_connection_get_socket (sc->conn), &sc->info);
-      backlogged = server_conn_backlogged (sc);
-      mtcp_drain_rate_note (&sc->drain, now, sc->info.bytes_acked,
-          mtcp_transit_path_queue_stands (&sc->info, backlogged), backlogged,
-          sc->info.rwnd_limited_us);
+      server_conn_read_info (sc, now);
       sc->watch_read_us = now;
     }
     if (server_conn_note_silence (server, sc, now))
