@@ -759,7 +759,7 @@ control_encoder (GstMultiTcpSink * self, MtcpServer * server)
 {
   guint64 weakest, skips, bps, probe_bps = 0, delivered;
   gboolean limited, probe = FALSE, padding, after_outage;
-  gint64 now = g_get_monotonic_time ();
+  gint64 now = g_get_monotonic_time (), waited_us;
   gboolean keyframe = FALSE, set = FALSE;
   EncoderSearch search = { FALSE, FALSE };
   guint min_bps, max_bps;
@@ -774,7 +774,7 @@ control_encoder (GstMultiTcpSink * self, MtcpServer * server)
       self->bitrate_probe == GST_MULTI_TCP_BITRATE_PROBE_AFTER_OUTAGE;
   GST_OBJECT_UNLOCK (self);
   mtcp_server_get_estimate (server, strongest, &weakest, &limited,
-      &delivered, &skips);
+      &delivered, &waited_us, &skips);
 
   g_mutex_lock (&self->control_lock);
   if (find_encoder_locked (self, min_bps, max_bps, FALSE, &search))
@@ -785,7 +785,7 @@ control_encoder (GstMultiTcpSink * self, MtcpServer * server)
         after_outage);
   }
   if (self->bitrate && mtcp_bitrate_control_update (self->bitrate, now,
-          weakest, limited, delivered, &bps))
+          weakest, limited, delivered, waited_us, &bps))
     set = TRUE;
   if (self->bitrate)
     probe = mtcp_bitrate_control_take_probe (self->bitrate, &probe_bps);

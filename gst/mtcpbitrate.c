@@ -119,12 +119,13 @@ stop_probe (MtcpBitrateControl * c)
 
 static gboolean update_lit (MtcpBitrateControl * c, gint64 now_us,
     gdouble fair, gdouble seen, gboolean padding, gboolean path_limited,
-    guint64 estimate_bps, guint64 delivered_bps, guint64 * bps);
+    guint64 estimate_bps, guint64 delivered_bps, gint64 waited_us,
+    guint64 * bps);
 
 gboolean
 mtcp_bitrate_control_update (MtcpBitrateControl * c, gint64 now_us,
     guint64 estimate_bps, gboolean path_limited, guint64 delivered_bps,
-    guint64 * bps)
+    gint64 waited_us, guint64 * bps)
 {
   gdouble fair = estimate_bps * MTCP_BITRATE_SHARE;
   gboolean padding = c->padding_probes || c->before_dark_bps > 0;
@@ -152,7 +153,7 @@ mtcp_bitrate_control_update (MtcpBitrateControl * c, gint64 now_us,
   if (c->before_dark_bps && c->lit_us == 0)
     c->lit_us = now_us;
   changed = update_lit (c, now_us, fair, seen, padding, path_limited,
-      estimate_bps, delivered_bps, bps);
+      estimate_bps, delivered_bps, waited_us, bps);
   if (c->before_dark_bps &&
       (c->bps >= MIN (c->before_dark_bps, c->bounds.max_bps) ||
           now_us - c->lit_us >= AFTER_DARK_US)) {
@@ -174,8 +175,14 @@ mtcp_bitrate_control_update (MtcpBitrateControl * c, gint64 now_us,
 static gboolean
 update_lit (MtcpBitrateControl * c, gint64 now_us, gdouble fair,
     gdouble seen, gboolean padding, gboolean path_limited,
-    guint64 estimate_bps, guint64 delivered_bps, guint64 * bps)
+    guint64 estimate_bps, guint64 delivered_bps, gint64 waited_us,
+    guint64 * bps)
 {
+  /* down to the share, or lower while a backlog needs more room to drain
+   * within MTCP_BITRATE_DRAIN_US than the share leaves */
+  gdouble cut = MIN (fair, estimate_bps * MAX (0.0,
+          1.0 - (gdouble) waited_us / MTCP_BITRATE_DRAIN_US));
+
   /* the last change was a step up that the path took: one hold again */
   if (c->backoff > 0 && c->raised_us && c->changed_us == c->raised_us &&
       now_us - c->raised_us >= FAILED_WITHIN_US)
@@ -184,10 +191,11 @@ update_lit (MtcpBitrateControl * c, gint64 now_us, gdouble fair,
    * queue grows: the fifth left drains it (tried: cutting only once it
    * delivers less than the stream made 16% more frames late, docs/
    * benchmarks.md) */
-  if (path_limited && fair < c->bps * DOWN_TOLERANCE) {
+  if (path_limited && cut < c->bps * DOWN_TOLERANCE) {
     gboolean probing = c->probe_end_us != 0;
     guint backoff = c->backoff;
-    gboolean changed = set (c, now_us, (guint64) fair,
+    gboolean changed = set (c, now_us, (guint64) cut,
+        cut < fair ? "the path carries less, a backlog to drain" :
         "the path carries less", bps);
     /* the probe's padding may be what filled the path: it failed, and
      * what is left of it stops */

@@ -44,6 +44,10 @@ typedef struct {
 /* the share of the estimate the encoder gets: the rest absorbs a
  * keyframe's burst and the estimate's error */
 #define MTCP_BITRATE_SHARE 0.8
+/* a cut leaves room to drain what waits within this: the share's fifth
+ * alone (less the stream's overhead) drained a second's backlog in five
+ * or more while the path kept falling */
+#define MTCP_BITRATE_DRAIN_US (1 * G_USEC_PER_SEC)
 /* no step up sooner than this after a change (doubled per failed step) */
 #define MTCP_BITRATE_HOLD_US (1 * G_USEC_PER_SEC)
 /* a probe step: this share of the bitrate */
@@ -58,13 +62,15 @@ void mtcp_bitrate_control_free (MtcpBitrateControl * control);
 
 /* The estimate at @now_us (bits/s; 0: the path is dark), whether the
  * path, not the stream, limited it (only then is a lower estimate a reason
- * to go down: a stream-limited one is a floor), and what was delivered
- * over its last span (with padding probes, a stream-limited estimate shows
- * room only as far as that: the rest is the windows' guess). TRUE when the
- * encoder's bitrate should change, to *@bps. */
+ * to go down: a stream-limited one is a floor), what was delivered over
+ * its last span (with padding probes, a stream-limited estimate shows
+ * room only as far as that: the rest is the windows' guess), and how long
+ * what waits takes to drain (µs; a cut leaves room to drain it within
+ * MTCP_BITRATE_DRAIN_US). TRUE when the encoder's bitrate should change,
+ * to *@bps. */
 gboolean mtcp_bitrate_control_update (MtcpBitrateControl * control,
     gint64 now_us, guint64 estimate_bps, gboolean path_limited,
-    guint64 delivered_bps, guint64 * bps);
+    guint64 delivered_bps, gint64 waited_us, guint64 * bps);
 guint64 mtcp_bitrate_control_bps (const MtcpBitrateControl * control);
 /* Probe with padding instead of raising the encoder by a step. */
 void mtcp_bitrate_control_set_padding_probes (MtcpBitrateControl * control,

@@ -36,6 +36,7 @@ struct _MtcpRateEstimate {
   gdouble delivered;            /* over the last span */
   gboolean known;
   gboolean path_limited;
+  gint64 waited_us;             /* what waited at the last update, drained */
   guint64 told_bps;
   guint64 told_delivered;
   gboolean told_limited;
@@ -108,11 +109,14 @@ mtcp_rate_estimate_update (MtcpRateEstimate * e, gint64 now_us,
     waited_us += MAX (s->queued_us, 0);
 
     e->path_limited = waited_us > WAIT_LIMITED_US;
+    e->waited_us = (gint64) MIN (waited_us, (gdouble) G_MAXINT32);
     e->delivered = delivered;
     raw = e->path_limited ? delivered : MAX (delivered, (gdouble)
         s->window_bps);
-    if (s->dark)
+    if (s->dark) {
       e->bps = e->delivered = 0;
+      e->waited_us = 0;
+    }
     else if (!e->known)
       e->bps = delivered;
     else if (raw <= e->bps)
@@ -168,6 +172,12 @@ gboolean
 mtcp_rate_estimate_path_limited (const MtcpRateEstimate * e)
 {
   return e->path_limited;
+}
+
+gint64
+mtcp_rate_estimate_waited_us (const MtcpRateEstimate * e)
+{
+  return e->known ? e->waited_us : 0;
 }
 
 gboolean

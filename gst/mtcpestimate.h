@@ -69,6 +69,10 @@ guint64 mtcp_rate_estimate_delivered_bps (const MtcpRateEstimate * estimate);
 gboolean mtcp_rate_estimate_known (const MtcpRateEstimate * estimate);
 /* The path, not the stream, limited the last measurement. */
 gboolean mtcp_rate_estimate_path_limited (const MtcpRateEstimate * estimate);
+/* How long what waited at the last measurement takes to drain at the rate
+ * the sockets drain it, with what the path's queue held (µs; 0 while
+ * dark): the backlog a lower bitrate has to clear. */
+gint64 mtcp_rate_estimate_waited_us (const MtcpRateEstimate * estimate);
 
 G_END_DECLS
 

@@ -130,10 +130,12 @@ GstStructure *mtcp_server_get_stats (MtcpServer * server);
 /* The weakest (@strongest: the strongest) bandwidth estimate of the
  * sessions that have connections and a measured span (bits/s; 0: none, or
  * dark), whether the path limited it, what that session delivered over
- * its last span, and the skips of every session so far, ended ones too. */
+ * its last span, how long what waited for it takes to drain (µs,
+ * mtcp_rate_estimate_waited_us), and the skips of every session so far,
+ * ended ones too. */
 void mtcp_server_get_estimate (MtcpServer * server, gboolean strongest,
     guint64 * bps, gboolean * path_limited, guint64 * delivered_bps,
-    guint64 * skips);
+    gint64 * waited_us, guint64 * skips);
 /* Any thread, no lock held. Each session whose path carries the whole
  * stream (a known estimate, not the path's limit) adds padding for a
  * while (mtcpprobe.h), so that the stream and it make @total_bps, and

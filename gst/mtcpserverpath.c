@@ -174,6 +174,8 @@ session_estimate (MtcpServer * server, ServerSession * sess,
       mtcp_rate_estimate_path_limited (sess->estimate),
       "delivered-bitrate", G_TYPE_UINT64,
       mtcp_rate_estimate_delivered_bps (sess->estimate),
+      "backlog-time", G_TYPE_UINT64,
+      (guint64) mtcp_rate_estimate_waited_us (sess->estimate) * GST_USECOND,
       "stream-bitrate", G_TYPE_UINT64, server->stream_bitrate,
       "n-connections", G_TYPE_UINT, sess->conns->len, NULL);
   /* a calling sink's uplinks, each its share (bonded modems) */

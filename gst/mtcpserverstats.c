@@ -129,7 +129,7 @@ server_paths_value (MtcpServer * server, GValue * array)
 void
 mtcp_server_get_estimate (MtcpServer * server, gboolean strongest,
     guint64 * bps, gboolean * path_limited, guint64 * delivered_bps,
-    guint64 * skips)
+    gint64 * waited_us, guint64 * skips)
 {
   gboolean found = FALSE;
   GList *l;
@@ -137,6 +137,7 @@ mtcp_server_get_estimate (MtcpServer * server, gboolean strongest,
   *bps = 0;
   *path_limited = FALSE;
   *delivered_bps = 0;
+  *waited_us = 0;
   g_mutex_lock (&server->lock);
   *skips = server->skips_ended;
   for (l = server->sessions; l; l = l->next) {
@@ -154,6 +155,7 @@ mtcp_server_get_estimate (MtcpServer * server, gboolean strongest,
       *bps = est;
       *path_limited = mtcp_rate_estimate_path_limited (sess->estimate);
       *delivered_bps = mtcp_rate_estimate_delivered_bps (sess->estimate);
+      *waited_us = mtcp_rate_estimate_waited_us (sess->estimate);
       found = TRUE;
     }
   }
@@ -227,6 +229,8 @@ mtcp_server_get_stats (MtcpServer * server)
         mtcp_rate_estimate_bps (sess->estimate),
         "path-limited", G_TYPE_BOOLEAN,
         mtcp_rate_estimate_path_limited (sess->estimate),
+        "backlog-time", G_TYPE_UINT64,
+        (guint64) mtcp_rate_estimate_waited_us (sess->estimate) * GST_USECOND,
         "late-passed-over", G_TYPE_UINT64, sess->gated,
         "gate-margin-waived", G_TYPE_UINT64, sess->gate_margin_waived,
         "passed-to-sooner", G_TYPE_UINT64, sess->passed_to_sooner,

@@ -24,6 +24,8 @@
  * once, up by at most STEP_UP a message */
 #define SHARE 0.8
 #define STEP_UP 1.15
+/* a cut leaves room to drain what waits (backlog-time) within this */
+#define DRAIN_NS GST_SECOND
 #define MIN_KBPS 300
 #define MAX_KBPS 4000
 
@@ -37,6 +39,7 @@ typedef struct {
 typedef struct {
   guint64 bps;
   gboolean path_limited;
+  guint64 backlog_ns;
 } Estimate;
 
 static const Estimate *
@@ -60,26 +63,31 @@ static void
 on_estimate (App * app, const GstStructure * s)
 {
   const gchar *session = gst_structure_get_string (s, "session");
-  guint64 bps = 0;
+  guint64 bps = 0, backlog = 0;
   gboolean limited = FALSE;
   const Estimate *weakest;
   Estimate *slot;
   guint now_kbps, want;
-  gdouble fair;
+  gdouble fair, cut;
 
   if (session == NULL || !gst_structure_get_uint64 (s, "estimated-bitrate",
           &bps) || bps == 0)
     return;
   gst_structure_get_boolean (s, "path-limited", &limited);
+  gst_structure_get_uint64 (s, "backlog-time", &backlog);
   slot = g_new (Estimate, 1);
   slot->bps = bps;
   slot->path_limited = limited;
+  slot->backlog_ns = backlog;
   g_hash_table_replace (app->estimates, g_strdup (session), slot);
   weakest = weakest_estimate (app);
   fair = SHARE * weakest->bps / 1000.0;
+  /* the share, or less while a backlog needs more room to drain */
+  cut = MIN (fair, weakest->bps / 1000.0 * MAX (0.0,
+          1.0 - (gdouble) weakest->backlog_ns / DRAIN_NS));
   g_object_get (app->enc, "bitrate", &now_kbps, NULL);
-  if (weakest->path_limited && fair < now_kbps * 0.95)
-    want = (guint) fair;
+  if (weakest->path_limited && cut < now_kbps * 0.95)
+    want = (guint) cut;
   else if (fair > now_kbps * 1.1)
     want = (guint) MIN (fair, now_kbps * STEP_UP);
   else

@@ -25,6 +25,7 @@ gi.require_version("Gst", "1.0")
 from gi.repository import GLib, Gst  # noqa: E402
 
 SHARE, STEP_UP = 0.8, 1.15
+DRAIN_S = 1.0  # a cut leaves room to drain what waits within this
 MIN_KBPS, MAX_KBPS = 300, 4000
 
 
@@ -53,15 +54,18 @@ class Watch:
 
     # the sink's "multitcpsink-estimate": the encoder follows the weakest;
     # down only on an estimate the path limited (while the stream limits
-    # it is the windows' reading, which says little of the path)
+    # it is the windows' reading, which says little of the path); lower
+    # than the share while a backlog needs more room to drain
     def on_estimate(self, s):
         self.estimates[s.get_value("session")] = (
-            s.get_value("estimated-bitrate"), s.get_value("path-limited"))
-        weakest, limited = min(self.estimates.values())
+            s.get_value("estimated-bitrate"), s.get_value("path-limited"),
+            s.get_value("backlog-time") / Gst.SECOND)
+        weakest, limited, backlog_s = min(self.estimates.values())
         fair = SHARE * weakest / 1000
+        cut = min(fair, weakest / 1000 * max(0.0, 1 - backlog_s / DRAIN_S))
         now = self.enc.get_property("bitrate")
-        if limited and fair < now * 0.95:
-            want = fair
+        if limited and cut < now * 0.95:
+            want = cut
         elif fair > now * 1.1:
             want = min(fair, now * STEP_UP)
         else:

@@ -45,7 +45,7 @@ feed_limited (Run * r, gdouble seconds, guint64 estimate, gboolean limited)
   while (r->now_us < end) {
     r->now_us += STEP_US;
     if (mtcp_bitrate_control_update (r->c, r->now_us, estimate, limited,
-            estimate, &bps)) {
+            estimate, 0, &bps)) {
       fail_unless_equals_uint64 (bps, mtcp_bitrate_control_bps (r->c));
       r->changes++;
     }
@@ -123,7 +123,8 @@ feed_path (Run * r, gdouble seconds, guint64 capacity)
     guint64 now_bps = mtcp_bitrate_control_bps (r->c);
     r->now_us += STEP_US;
     if (mtcp_bitrate_control_update (r->c, r->now_us, MIN (now_bps,
-                capacity), now_bps > capacity, MIN (now_bps, capacity), &bps))
+                capacity), now_bps > capacity, MIN (now_bps, capacity), 0,
+            &bps))
       r->changes++;
   }
 }
@@ -182,6 +183,37 @@ GST_START_TEST (test_cut_when_the_path_queues)
   fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 1584000);
   fail_unless_equals_int (r.changes, 1);
   mtcp_bitrate_control_free (r.c);
+}
+
+GST_END_TEST;
+
+/* The path carries 1.5 Mbit/s under a 2 Mbit/s stream and 0.6 s of it
+ * waits: the share (1.2 Mbit/s) would leave a fifth to drain it, which
+ * the stream's overhead eats; the cut leaves room to drain it within a
+ * second (0.6 Mbit/s). As the backlog drains, no further cut; 0.1 s
+ * waiting (a keyframe's) cuts to the share only. */
+GST_START_TEST (test_cut_drains_a_backlog)
+{
+  MtcpBitrateBounds b = { 300000, 4000000 };
+  MtcpBitrateControl *c = mtcp_bitrate_control_new (&b, 2000000);
+  gint64 now = 1000 * G_USEC_PER_SEC;
+  guint64 bps = 0;
+
+  fail_unless (mtcp_bitrate_control_update (c, now, 1500000, TRUE, 1500000,
+          600 * G_TIME_SPAN_MILLISECOND, &bps));
+  fail_unless_equals_uint64 (bps, 600000);
+  fail_if (mtcp_bitrate_control_update (c, now + STEP_US, 1500000, TRUE,
+          1500000, 400 * G_TIME_SPAN_MILLISECOND, &bps));
+  /* the path fell further meanwhile: cut again */
+  fail_unless (mtcp_bitrate_control_update (c, now + 2 * STEP_US, 900000,
+          TRUE, 900000, 400 * G_TIME_SPAN_MILLISECOND, &bps));
+  fail_unless_equals_uint64 (bps, 540000);
+  mtcp_bitrate_control_free (c);
+  c = mtcp_bitrate_control_new (&b, 2000000);
+  fail_unless (mtcp_bitrate_control_update (c, now, 1500000, TRUE, 1500000,
+          100 * G_TIME_SPAN_MILLISECOND, &bps));
+  fail_unless_equals_uint64 (bps, 1200000);
+  mtcp_bitrate_control_free (c);
 }
 
 GST_END_TEST;
@@ -268,7 +300,7 @@ feed_probed_path (Run * r, gdouble seconds, guint64 capacity, guint64 guess,
     mtcp_bitrate_control_set_padding_after_outage (r->c, r->after_outage);
     if (mtcp_bitrate_control_update (r->c, r->now_us, sent > capacity ?
             capacity : MAX (guess, sent), sent > capacity, MIN (sent,
-                capacity), &bps))
+                capacity), 0, &bps))
       r->changes++;
     if (mtcp_bitrate_control_take_probe (r->c, &total)) {
       r->probe_bps = total;
@@ -407,12 +439,12 @@ GST_START_TEST (test_padding_probe_that_fills_the_path_stops)
   mtcp_bitrate_control_set_padding_probes (r.c, TRUE);
   r.now_us += STEP_US;
   fail_if (mtcp_bitrate_control_update (r.c, r.now_us, 1000000, FALSE,
-          1000000, &bps));
+          1000000, 0, &bps));
   fail_unless (mtcp_bitrate_control_take_probe (r.c, &total));
   fail_unless_equals_uint64 (total, 2500000);
   r.now_us += STEP_US;
   fail_unless (mtcp_bitrate_control_update (r.c, r.now_us, 1100000, TRUE,
-          1100000, &bps));
+          1100000, 0, &bps));
   fail_unless_equals_uint64 (bps, 880000);
   fail_unless (mtcp_bitrate_control_take_probe (r.c, &total));
   fail_unless_equals_uint64 (total, 0);
@@ -420,11 +452,11 @@ GST_START_TEST (test_padding_probe_that_fills_the_path_stops)
   /* it failed: the next probe after two holds, not one */
   r.now_us += G_USEC_PER_SEC + STEP_US;
   fail_if (mtcp_bitrate_control_update (r.c, r.now_us, 880000, FALSE,
-          880000, &bps));
+          880000, 0, &bps));
   fail_if (mtcp_bitrate_control_take_probe (r.c, &total));
   r.now_us += G_USEC_PER_SEC;
   fail_if (mtcp_bitrate_control_update (r.c, r.now_us, 880000, FALSE,
-          880000, &bps));
+          880000, 0, &bps));
   fail_unless (mtcp_bitrate_control_take_probe (r.c, &total));
   mtcp_bitrate_control_free (r.c);
 }
@@ -446,6 +478,7 @@ bitrate_suite (void)
   tcase_add_test (tc, test_padding_after_an_outage);
   tcase_add_test (tc, test_noise_changes_nothing);
   tcase_add_test (tc, test_cut_when_the_path_queues);
+  tcase_add_test (tc, test_cut_drains_a_backlog);
   tcase_add_test (tc, test_outage_starts_low);
   tcase_add_test (tc, test_stream_limited_estimate_is_a_floor);
   return s;

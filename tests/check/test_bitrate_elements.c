@@ -20,6 +20,8 @@
 typedef struct {
   GstBaseTransform parent;
   guint bitrate;                /* kbit/s */
+  gboolean follow;              /* trims each buffer to the bitrate's
+                                 * bytes a frame, as an encoder would */
   gint keyframes_asked;         /* atomic */
 } TestEnc;
 
@@ -33,6 +35,7 @@ G_DEFINE_TYPE (TestEnc, test_enc, GST_TYPE_BASE_TRANSFORM);
 enum {
   PROP_0,
   PROP_BITRATE,
+  PROP_FOLLOW_BITRATE,
 };
 
 static GstStaticPadTemplate any_sink = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -46,8 +49,14 @@ test_enc_set_property (GObject * object, guint id, const GValue * value,
 {
   TestEnc *self = (TestEnc *) object;
   GST_OBJECT_LOCK (self);
-  self->bitrate = g_value_get_uint (value);
+  if (id == PROP_FOLLOW_BITRATE)
+    self->follow = g_value_get_boolean (value);
+  else
+    self->bitrate = g_value_get_uint (value);
   GST_OBJECT_UNLOCK (self);
+  if (id == PROP_FOLLOW_BITRATE)
+    gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self),
+        !g_value_get_boolean (value));
 }
 
 static void
@@ -56,8 +65,34 @@ test_enc_get_property (GObject * object, guint id, GValue * value,
 {
   TestEnc *self = (TestEnc *) object;
   GST_OBJECT_LOCK (self);
-  g_value_set_uint (value, self->bitrate);
+  if (id == PROP_FOLLOW_BITRATE)
+    g_value_set_boolean (value, self->follow);
+  else
+    g_value_set_uint (value, self->bitrate);
   GST_OBJECT_UNLOCK (self);
+}
+
+/* follow-bitrate: a frame of the bitrate's bytes (a keyframe three) */
+static GstFlowReturn
+test_enc_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+{
+  TestEnc *self = (TestEnc *) trans;
+  gsize size = gst_buffer_get_size (buf), want;
+
+  gboolean follow;
+
+  GST_OBJECT_LOCK (self);
+  follow = self->follow;
+  want = (gsize) gst_util_uint64_scale (self->bitrate * 1000 / 8,
+      GST_BUFFER_DURATION (buf), GST_SECOND);
+  GST_OBJECT_UNLOCK (self);
+  if (!follow)
+    return GST_FLOW_OK;
+  if (!GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DELTA_UNIT))
+    want *= 3;
+  if (want > 0 && want < size)
+    gst_buffer_resize (buf, 0, want);
+  return GST_FLOW_OK;
 }
 
 static gboolean
@@ -84,12 +119,15 @@ test_enc_class_init (TestEncClass * klass)
   g_object_class_install_property (gobject_class, PROP_BITRATE,
       g_param_spec_uint ("bitrate", "Bitrate", "Bitrate in kbit/sec", 1,
           100000, 2000, G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_FOLLOW_BITRATE,
+      g_param_spec_boolean ("follow-bitrate", "Follow bitrate",
+          "Trim each buffer to the bitrate", FALSE, G_PARAM_READWRITE));
   gst_element_class_set_static_metadata (element_class, "Test encoder",
       "Codec/Encoder/Video", "Passes buffers on", "multitcp");
   gst_element_class_add_static_pad_template (element_class, &any_sink);
   gst_element_class_add_static_pad_template (element_class, &any_src);
   GST_BASE_TRANSFORM_CLASS (klass)->src_event = test_enc_src_event;
-  GST_BASE_TRANSFORM_CLASS (klass)->passthrough_on_same_caps = TRUE;
+  GST_BASE_TRANSFORM_CLASS (klass)->transform_ip = test_enc_transform_ip;
 }
 
 static void
@@ -174,7 +212,8 @@ static guint64 last_sink_padding, last_fast_padding, last_probes;
  * @encoder_bitrate and @changes, keyframe requests in @keyframes, the
  * slow session's largest estimate from 2 to 6 s in @slow_estimate. */
 static guint
-stream_to_slow_receiver (const gchar * sink_props, guint seconds,
+stream_to_slow_receiver (const gchar * enc_props, const gchar * sink_props,
+    guint seconds,
     gboolean fast_too, guint64 * encoder_bitrate, guint64 * changes,
     gint * keyframes, guint64 * slow_estimate)
 {
@@ -194,9 +233,10 @@ stream_to_slow_receiver (const gchar * sink_props, guint seconds,
       test_enc_get_type ());
   /* each in a bin of its own: the search goes through ghost pads */
   desc = g_strdup_printf ("appsrc name=in is-live=true format=time "
-      "max-bytes=0 block=false ! ( mtcptestenc name=enc bitrate=2000 ) ! "
+      "max-bytes=0 block=false ! ( mtcptestenc name=enc bitrate=2000 %s ) ! "
       "( multitcpsink name=sink host=127.0.0.1 port=0 sync=false "
-      "bitrate-control=encoder min-bitrate=100000 %s )", sink_props);
+      "bitrate-control=encoder min-bitrate=100000 %s )", enc_props,
+      sink_props);
   pipeline = gst_parse_launch (desc, NULL);
   g_free (desc);
   fail_unless (pipeline != NULL);
@@ -283,21 +323,34 @@ stream_to_slow_receiver (const gchar * sink_props, guint seconds,
  * rate or a window over a microsecond RTT is tens of Mbit/s). */
 #define SLOW_ESTIMATE_MAX 1000000
 
-/* The receiver takes about 160-320 kbit/s of a 2 Mbit/s stream: the
- * encoder's bitrate goes from 2000 kbit/s to below 1000 and not under
- * min-bitrate, stats say so, and a keyframe was asked for once the session
- * skipped. Encoder and sink each sit in a bin. */
+/* The receiver takes about 160-320 kbit/s. An encoder that follows its
+ * bitrate starts at min-bitrate, climbs towards what the reader takes and
+ * stays below 1000 kbit/s and not under min-bitrate, stats say so. One
+ * that does not (2 Mbit/s whatever it is told) leaves a backlog that
+ * never drains: the session skips and a keyframe is asked for, and the
+ * encoder stays at min-bitrate (no step up into a backlog). Encoder and
+ * sink each sit in a bin. */
 GST_START_TEST (test_encoder_follows_slow_receiver)
 {
   guint64 encoder_bitrate = 0, changes = 0, slow_estimate = 0;
   gint keyframes = 0;
-  guint kbps = stream_to_slow_receiver ("", 7, FALSE, &encoder_bitrate,
-      &changes, &keyframes, &slow_estimate);
+  guint kbps = stream_to_slow_receiver ("follow-bitrate=true", "", 7, FALSE,
+      &encoder_bitrate, &changes, &keyframes, &slow_estimate);
 
   fail_unless (kbps < 1000, "encoder still at %u kbit/s", kbps);
   fail_unless (kbps >= 100, "below min-bitrate: %u kbit/s", kbps);
   fail_unless_equals_uint64 (encoder_bitrate, (guint64) kbps * 1000);
-  fail_unless (changes >= 1);
+  fail_unless (changes >= 1, "the encoder never moved from %u kbit/s",
+      kbps);
+  fail_unless (slow_estimate < SLOW_ESTIMATE_MAX,
+      "the slow session estimated at %" G_GUINT64_FORMAT " bit/s",
+      slow_estimate);
+
+  kbps = stream_to_slow_receiver ("", "", 7, FALSE, &encoder_bitrate,
+      &changes, &keyframes, &slow_estimate);
+  fail_unless (kbps < 1000, "encoder still at %u kbit/s", kbps);
+  fail_unless (kbps >= 100, "below min-bitrate: %u kbit/s", kbps);
+  fail_unless_equals_uint64 (encoder_bitrate, (guint64) kbps * 1000);
   fail_unless (keyframes >= 1);
   fail_unless (slow_estimate < SLOW_ESTIMATE_MAX,
       "the slow session estimated at %" G_GUINT64_FORMAT " bit/s",
@@ -315,12 +368,12 @@ GST_START_TEST (test_encoder_follows_strongest_receiver)
   gint keyframes = 0;
   guint kbps;
 
-  kbps = stream_to_slow_receiver ("bitrate-follows=strongest", 7, TRUE,
+  kbps = stream_to_slow_receiver ("", "bitrate-follows=strongest", 7, TRUE,
       &encoder_bitrate, &changes, &keyframes, &slow_estimate);
   fail_unless (kbps >= 1500, "the strongest receiver's pace: %u kbit/s",
       kbps);
   fail_unless_equals_int (keyframes, 0);
-  kbps = stream_to_slow_receiver ("", 7, TRUE, &encoder_bitrate, &changes,
+  kbps = stream_to_slow_receiver ("", "", 7, TRUE, &encoder_bitrate, &changes,
       &keyframes, &slow_estimate);
   fail_unless (kbps < 1000, "the weakest receiver's pace: %u kbit/s", kbps);
   /* next to a fast receiver, the slow one's session is still its own */
@@ -346,7 +399,7 @@ GST_START_TEST (test_padding_probes_reach_the_receiver)
    * while frames do, and is withheld from a connection whose path queued
    * since the probe began) and the next came 4 s later: 10 s leave room
    * for it */
-  kbps = stream_to_slow_receiver ("bitrate-follows=strongest "
+  kbps = stream_to_slow_receiver ("", "bitrate-follows=strongest "
       "bitrate-probe=padding min-bitrate=1000000", 10, TRUE,
       &encoder_bitrate, &changes, &keyframes, &slow_estimate);
   fail_unless (kbps >= 1500, "the strongest receiver's pace: %u kbit/s",
@@ -357,7 +410,7 @@ GST_START_TEST (test_padding_probes_reach_the_receiver)
   fail_unless (last_fast_padding <= last_sink_padding,
       "%" G_GUINT64_FORMAT " received of %" G_GUINT64_FORMAT,
       last_fast_padding, last_sink_padding);
-  stream_to_slow_receiver ("bitrate-follows=strongest", 7, TRUE,
+  stream_to_slow_receiver ("", "bitrate-follows=strongest", 7, TRUE,
       &encoder_bitrate, &changes, &keyframes, &slow_estimate);
   fail_unless_equals_uint64 (last_probes, 0);
   fail_unless_equals_uint64 (last_sink_padding, 0);

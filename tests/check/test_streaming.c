@@ -196,6 +196,8 @@ GST_START_TEST (test_bandwidth_estimate_in_stats_and_on_bus)
       fail_unless (gst_structure_get_uint64 (st, "estimated-bitrate", &bps));
       fail_unless (gst_structure_has_field (st, "session"));
       fail_unless (gst_structure_has_field (st, "path-limited"));
+      fail_unless (gst_structure_has_field_typed (st, "backlog-time",
+              G_TYPE_UINT64));
       estimates++;
     }
     gst_message_unref (msg);
