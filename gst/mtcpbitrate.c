@@ -87,6 +87,9 @@ set (MtcpBitrateControl * c, gint64 now_us, guint64 want, const gchar * why,
       c->cuts_from_bps = c->bps;
       c->cuts_us = now_us;
     }
+    /* every cut within 3 s of the step counts, so a fall in two cuts
+     * holds 4 s (tried: only the first judging it; later dips came
+     * sooner, as late, no more delivered: docs/experiments/bitrate.md) */
     if (c->raised_us && now_us - c->raised_us < FAILED_WITHIN_US)
       c->backoff = MIN (c->backoff + 1, MOST_BACKOFF);
     else

@@ -288,4 +288,34 @@ check(compare.late_from(rx, None, 8.0, 1.0) is None
       and compare.late_from({"frames": rx["frames"][:1]}, t0, 8.0, 1.0)
       is None, "no netsim start or one frame: nothing to say")
 
+# bond-cut: link 1 is back at the first sample that shows its bytes
+# growing, once within a second it carries a quarter of both links'; a
+# trickle under a held-low stream counts, a few bytes next to a full link
+# 0 do not
+back = 10.0 + compare.BONDING_CUT[0] + 2 + compare.BONDING_CUT[1]
+netsim = {"links": [{"ab": {"forwarded_bytes": 1}}] * 2}
+
+
+def series(link1_from, link1_rate, link0_rate):
+    out, b0, b1 = [], 0, 0
+    for i in range(-4, 16):
+        # bytes sent until the sample at t
+        t = back + i * 0.25
+        b0 += link0_rate / 4
+        if t > back + link1_from:
+            b1 += link1_rate / 4
+        out.append((t, [b0, b1], ["up", "up" if t >= back else "down"]))
+    return out
+
+
+fig = compare.bonding_figures({"path_series": series(0.1, 40000, 40000)},
+                              netsim, "bond-cut", 10.0)
+check(fig["back_s"] == 0.25, f"a trickle that is its half: {fig}")
+fig = compare.bonding_figures({"path_series": series(0.1, 2000, 900000)},
+                              netsim, "bond-cut", 10.0)
+check(fig["back_s"] is None, f"a few bytes next to a full link: {fig}")
+fig = compare.bonding_figures({"path_series": series(0.6, 900000, 900000)},
+                              netsim, "bond-cut", 10.0)
+check(fig["back_s"] == 0.75, f"its bytes from 0.6 s: {fig}")
+
 f.exit()
