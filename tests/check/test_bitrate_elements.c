@@ -77,20 +77,17 @@ static GstFlowReturn
 test_enc_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
   TestEnc *self = (TestEnc *) trans;
-  gsize size = gst_buffer_get_size (buf), want;
+  gsize want = 0;
 
-  gboolean follow;
-
+  /* called in passthrough too: without follow-bitrate, as it came */
   GST_OBJECT_LOCK (self);
-  follow = self->follow;
-  want = (gsize) gst_util_uint64_scale (self->bitrate * 1000 / 8,
-      GST_BUFFER_DURATION (buf), GST_SECOND);
+  if (self->follow)
+    want = (gsize) gst_util_uint64_scale (self->bitrate * 1000 / 8,
+        GST_BUFFER_DURATION (buf), GST_SECOND);
   GST_OBJECT_UNLOCK (self);
-  if (!follow)
-    return GST_FLOW_OK;
   if (!GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DELTA_UNIT))
     want *= 3;
-  if (want > 0 && want < size)
+  if (want > 0 && want < gst_buffer_get_size (buf))
     gst_buffer_resize (buf, 0, want);
   return GST_FLOW_OK;
 }
