@@ -48,6 +48,10 @@ It writes its own section, "Cellular uplinks", with a plot of the traces'
 capacity and one of the late-or-lost fraction by cell. `--dry-run` prints
 the cells, their link specs (and the traces' figures) and the wall time
 a run would take, and runs and writes nothing.
+
+Environment: BENCH_SINK_OPTS adds properties to every multitcpsink,
+BENCH_KEY_INT_MAX sets x264enc's key-int-max (30 frames unless set); each
+run's .json records them.
 """
 import argparse
 import bisect
@@ -651,6 +655,8 @@ def run_cell(args, cell, system, cc):
                loss_seed=args.loss_seed, **trace_info)
     if os.environ.get("BENCH_SINK_OPTS"):
         res["sink_opts"] = os.environ["BENCH_SINK_OPTS"]
+    if os.environ.get("BENCH_KEY_INT_MAX"):
+        res["key_int_max"] = int(os.environ["BENCH_KEY_INT_MAX"])
     with open(out + ".json", "w") as f:
         json.dump(res, f)
     return res

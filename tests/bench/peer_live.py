@@ -77,11 +77,14 @@ def sender_desc(system, peer, port, kbps, budget_ms):
     bond = system.endswith("_bond")
     sink_cc = split_cc(split_listen(system)[0])[1]
     system, copy = split_copy(system)
+    # one keyframe a second unless BENCH_KEY_INT_MAX says (x264enc's own
+    # default GOP is 250 frames: what a skip waits for shows only there)
+    gop = int(os.environ.get("BENCH_KEY_INT_MAX", "30"))
     video = ("videotestsrc is-live=true pattern=snow ! "
              "video/x-raw,width=640,height=360,framerate=30/1 ! "
              f"x264enc name=enc bitrate={kbps} pass=cbr tune=zerolatency "
-             "key-int-max=30 speed-preset=ultrafast ! h264parse name=vparse ! "
-             "mpegtsmux alignment=7 ! ")
+             f"key-int-max={gop} speed-preset=ultrafast ! "
+             "h264parse name=vparse ! mpegtsmux alignment=7 ! ")
     if system.startswith("multitcp"):
         # sync=false like the peers below: the muxer's packets leave as it
         # makes them, not paced by their timestamps one at a time
