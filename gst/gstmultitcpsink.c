@@ -58,6 +58,9 @@ GST_DEBUG_CATEGORY_STATIC (multitcpsink_debug);
 #define DEFAULT_MAX_BITRATE 0
 /* at most one keyframe asked for in this long */
 #define KEYFRAME_REQUEST_GAP_US (G_USEC_PER_SEC)
+/* while the path is dark, one this often: less than a receiver's latency,
+ * so that one made near the outage's end is still due when it ends */
+#define DARK_KEYFRAME_GAP_US (G_USEC_PER_SEC / 2)
 #define REPORT_INTERVAL_MS 200
 #define EOS_DRAIN_TIMEOUT (10 * G_USEC_PER_SEC)
 
@@ -753,7 +756,7 @@ start_encoder_control (GstMultiTcpSink * self)
 
 /* From the I/O thread, no lock of the server held: bitrate-control=encoder
  * follows the weakest receiver's estimate, and asks for a keyframe when a
- * receiver had to skip. */
+ * receiver had to skip (while its path is dark, the render does). */
 static void
 control_encoder (GstMultiTcpSink * self, MtcpServer * server)
 {
@@ -763,7 +766,7 @@ control_encoder (GstMultiTcpSink * self, MtcpServer * server)
   gboolean keyframe = FALSE, set = FALSE;
   EncoderSearch search = { FALSE, FALSE };
   guint min_bps, max_bps;
-  gboolean strongest;
+  gboolean strongest, dark;
 
   GST_OBJECT_LOCK (self);
   min_bps = self->min_bitrate;
@@ -773,8 +776,8 @@ control_encoder (GstMultiTcpSink * self, MtcpServer * server)
   after_outage =
       self->bitrate_probe == GST_MULTI_TCP_BITRATE_PROBE_AFTER_OUTAGE;
   GST_OBJECT_UNLOCK (self);
-  mtcp_server_get_estimate (server, strongest, &weakest, &limited,
-      &delivered, &waited_us, &skips);
+  dark = mtcp_server_get_estimate (server, strongest, &weakest, &limited,
+      &delivered, &waited_us, &skips) && weakest == 0;
 
   g_mutex_lock (&self->control_lock);
   if (find_encoder_locked (self, min_bps, max_bps, FALSE, &search))
@@ -790,6 +793,7 @@ control_encoder (GstMultiTcpSink * self, MtcpServer * server)
   if (self->bitrate)
     probe = mtcp_bitrate_control_take_probe (self->bitrate, &probe_bps);
   /* following the strongest, the others' skips are theirs to live with */
+  g_atomic_int_set (&self->path_dark, dark && self->encoder != NULL);
   if (self->encoder && !strongest && skips > self->skips_seen &&
       now - self->keyframe_asked_us >= KEYFRAME_REQUEST_GAP_US) {
     self->keyframe_asked_us = now;
@@ -826,6 +830,8 @@ on_server_estimate (GstStructure * estimate, gpointer user_data)
   GST_OBJECT_UNLOCK (self);
   if (server && control)
     control_encoder (self, server);
+  else
+    g_atomic_int_set (&self->path_dark, FALSE);
   if (server)
     mtcp_server_unref (server);
 
@@ -1004,8 +1010,29 @@ gst_multi_tcp_sink_stop (GstBaseSink * bsink)
   self->encoder_looked_for = FALSE;
   g_atomic_int_set (&self->encoder_started, FALSE);
   self->skips_seen = 0;
+  g_atomic_int_set (&self->path_dark, FALSE);
   g_mutex_unlock (&self->control_lock);
   return TRUE;
+}
+
+/* The streaming thread, no lock held: while the followed receiver's path
+ * is dark, a keyframe every DARK_KEYFRAME_GAP_US. A session the outage
+ * held back resumes from the first keyframe still due (with a long GOP
+ * there is none, and it skipped to the queue's end to wait for one). */
+static void
+ask_keyframe_while_dark (GstMultiTcpSink * self)
+{
+  gint64 now = g_get_monotonic_time ();
+  gboolean ask;
+
+  g_mutex_lock (&self->control_lock);
+  ask = self->encoder != NULL &&
+      now - self->keyframe_asked_us >= DARK_KEYFRAME_GAP_US;
+  if (ask)
+    self->keyframe_asked_us = now;
+  g_mutex_unlock (&self->control_lock);
+  if (ask)
+    mtcp_encoder_request_keyframe (GST_BASE_SINK_PAD (self));
 }
 
 static gboolean
@@ -1080,6 +1107,8 @@ gst_multi_tcp_sink_render (GstBaseSink * bsink, GstBuffer * buf)
   gst_clear_buffer (&marked);
   if (!pushed)
     return GST_FLOW_FLUSHING;
+  if (G_UNLIKELY (g_atomic_int_get (&self->path_dark)))
+    ask_keyframe_while_dark (self);
   return GST_FLOW_OK;
 }
 
@@ -1350,7 +1379,8 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
           "x265enc, vp8enc, vp9enc, openh264enc and others whose bitrate "
           "property gives its unit) from the weakest receiver's bandwidth "
           "estimate, between min-bitrate and max-bitrate, and ask it for a "
-          "keyframe when a receiver had to skip. Either way the estimate is "
+          "keyframe when a receiver had to skip and twice a second while "
+          "its path is dark. Either way the estimate is "
           "in stats (estimated-bitrate) and in multitcpsink-estimate element "
           "messages", GST_TYPE_MULTI_TCP_BITRATE_CONTROL,
           DEFAULT_BITRATE_CONTROL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));

@@ -100,6 +100,7 @@ struct _GstMultiTcpSink {
   gint encoder_started;         /* atomic: the first buffer looked for it */
   guint64 skips_seen;
   gint64 keyframe_asked_us;
+  gint path_dark;               /* atomic: the followed receiver's path */
 };
 
 G_END_DECLS

@@ -132,8 +132,8 @@ GstStructure *mtcp_server_get_stats (MtcpServer * server);
  * dark), whether the path limited it, what that session delivered over
  * its last span, how long what waited for it takes to drain (µs,
  * mtcp_rate_estimate_waited_us), and the skips of every session so far,
- * ended ones too. */
-void mtcp_server_get_estimate (MtcpServer * server, gboolean strongest,
+ * ended ones too. FALSE: no session measured (@bps 0 is no outage). */
+gboolean mtcp_server_get_estimate (MtcpServer * server, gboolean strongest,
     guint64 * bps, gboolean * path_limited, guint64 * delivered_bps,
     gint64 * waited_us, guint64 * skips);
 /* Any thread, no lock held. Each session whose path carries the whole

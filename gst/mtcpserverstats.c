@@ -126,7 +126,7 @@ server_paths_value (MtcpServer * server, GValue * array)
   }
 }
 
-void
+gboolean
 mtcp_server_get_estimate (MtcpServer * server, gboolean strongest,
     guint64 * bps, gboolean * path_limited, guint64 * delivered_bps,
     gint64 * waited_us, guint64 * skips)
@@ -160,6 +160,7 @@ mtcp_server_get_estimate (MtcpServer * server, gboolean strongest,
     }
   }
   g_mutex_unlock (&server->lock);
+  return found;
 }
 
 GstStructure *

@@ -101,6 +101,22 @@ IPERF_SERVER = ("ip netns exec $NETSIM_NS_B iperf3 -s -1 -D -B $NETSIM_ADDR_B "
                 "--logfile /dev/null; sleep 0.3; ")
 
 
+def sender_then_receiver(build, sender, receiver, out, seconds):
+    """A script for run(): prints "start" and CLOCK_MONOTONIC, then the
+    @sender pipeline (sender_log.py, to @out/sender.jsonl) in namespace A
+    for @seconds and a second later the @receiver (receiver_log.py, to
+    @out/receiver.csv) in B for @seconds - 2; both with @build's plugin."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = f"GST_PLUGIN_PATH={build}/gst"
+    return (
+        f"/usr/bin/python3 -c 'import time; print(\"start\", time.monotonic())'; "
+        f"ip netns exec $NETSIM_NS_A env {env} /usr/bin/python3 "
+        f"{here}/sender_log.py \"{sender}\" {out}/sender.jsonl {seconds} & "
+        f"sleep 1; ip netns exec $NETSIM_NS_B env {env} /usr/bin/python3 "
+        f"{here}/receiver_log.py \"{receiver}\" {out}/receiver.csv "
+        f"{seconds - 2}; wait")
+
+
 def iperf_json(out):
     """The JSON document iperf3 --json printed."""
     start = out.index("{")

@@ -45,14 +45,8 @@ keep = os.environ.get("BITRATE_TEST_OUT")
 with tempfile.TemporaryDirectory() as tmp:
     out = keep or tmp
     os.makedirs(out, exist_ok=True)
-    env = f"GST_PLUGIN_PATH={BUILD}/gst"
-    script = (
-        f"/usr/bin/python3 -c 'import time; print(\"start\", time.monotonic())'; "
-        f"ip netns exec $NETSIM_NS_A env {env} /usr/bin/python3 "
-        f"{HERE}/sender_log.py \"{sender}\" {out}/sender.jsonl {DURATION} & "
-        f"sleep 1; ip netns exec $NETSIM_NS_B env {env} /usr/bin/python3 "
-        f"{HERE}/receiver_log.py \"{receiver}\" {out}/receiver.csv "
-        f"{DURATION - 2}; wait")
+    script = nstest.sender_then_receiver(BUILD, sender, receiver, out,
+                                         DURATION)
     stdout, stats = nstest.run(
         ["rate=8mbit,delay=20ms,queue=100p"], script, cc=cc or "bbr",
         schedule=f"at={DROP_AT} dir=ab rate=2mbit\n", timeout=120)
