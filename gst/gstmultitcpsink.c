@@ -58,8 +58,8 @@ GST_DEBUG_CATEGORY_STATIC (multitcpsink_debug);
 #define DEFAULT_MAX_BITRATE 0
 /* at most one keyframe asked for in this long */
 #define KEYFRAME_REQUEST_GAP_US (G_USEC_PER_SEC)
-/* while the path is dark, one this often: less than a receiver's latency,
- * so that one made near the outage's end is still due when it ends */
+/* while the path is dark, one this often: half multitcpsrc's default
+ * latency, so that one made near the outage's end is still due after it */
 #define DARK_KEYFRAME_GAP_US (G_USEC_PER_SEC / 2)
 #define REPORT_INTERVAL_MS 200
 #define EOS_DRAIN_TIMEOUT (10 * G_USEC_PER_SEC)
@@ -1015,23 +1015,47 @@ gst_multi_tcp_sink_stop (GstBaseSink * bsink)
   return TRUE;
 }
 
-/* The streaming thread, no lock held: while the followed receiver's path
- * is dark, a keyframe every DARK_KEYFRAME_GAP_US. A session the outage
- * held back resumes from the first keyframe still due (with a long GOP
- * there is none, and it skipped to the queue's end to wait for one). */
+/* control_lock not held. Whether a keyframe is due while dark (and, with
+ * @take, that it is asked for now). */
+static gboolean
+dark_keyframe_due (GstMultiTcpSink * self, gint64 now, gboolean take)
+{
+  gboolean due;
+
+  g_mutex_lock (&self->control_lock);
+  due = self->encoder != NULL &&
+      now - self->keyframe_asked_us >= DARK_KEYFRAME_GAP_US;
+  if (due && take)
+    self->keyframe_asked_us = now;
+  g_mutex_unlock (&self->control_lock);
+  return due;
+}
+
+/* The streaming thread, no lock held: while the followed receiver's
+ * estimate is 0 (its path dark), a keyframe every DARK_KEYFRAME_GAP_US. A
+ * session the outage held back resumes from the first keyframe still due
+ * (with a long GOP there is none, and it skipped to the queue's end to wait
+ * for one). The flag is the last report's: checked again before each ask,
+ * as no report may come once the last receiver is gone. */
 static void
 ask_keyframe_while_dark (GstMultiTcpSink * self)
 {
-  gint64 now = g_get_monotonic_time ();
-  gboolean ask;
+  gint64 now = g_get_monotonic_time (), waited_us;
+  guint64 bps, delivered, skips;
+  gboolean limited, control, strongest;
 
-  g_mutex_lock (&self->control_lock);
-  ask = self->encoder != NULL &&
-      now - self->keyframe_asked_us >= DARK_KEYFRAME_GAP_US;
-  if (ask)
-    self->keyframe_asked_us = now;
-  g_mutex_unlock (&self->control_lock);
-  if (ask)
+  if (!dark_keyframe_due (self, now, FALSE))
+    return;
+  GST_OBJECT_LOCK (self);
+  control = self->bitrate_control == GST_MULTI_TCP_BITRATE_CONTROL_ENCODER;
+  strongest = self->bitrate_follows == GST_MULTI_TCP_BITRATE_FOLLOWS_STRONGEST;
+  GST_OBJECT_UNLOCK (self);
+  if (!control || !mtcp_server_get_estimate (self->server, strongest, &bps,
+          &limited, &delivered, &waited_us, &skips) || bps != 0) {
+    g_atomic_int_set (&self->path_dark, FALSE);
+    return;
+  }
+  if (dark_keyframe_due (self, now, TRUE))
     mtcp_encoder_request_keyframe (GST_BASE_SINK_PAD (self));
 }
 
@@ -1380,7 +1404,7 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
           "property gives its unit) from the weakest receiver's bandwidth "
           "estimate, between min-bitrate and max-bitrate, and ask it for a "
           "keyframe when a receiver had to skip and twice a second while "
-          "its path is dark. Either way the estimate is "
+          "its estimate is 0 (its path dark). Either way the estimate is "
           "in stats (estimated-bitrate) and in multitcpsink-estimate element "
           "messages", GST_TYPE_MULTI_TCP_BITRATE_CONTROL,
           DEFAULT_BITRATE_CONTROL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
@@ -1393,7 +1417,8 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
       g_param_spec_enum ("bitrate-follows", "Bitrate follows",
           "bitrate-control=encoder with several receivers: the weakest one's "
           "estimate, or the strongest one's (the others then skip what they "
-          "cannot take on time, and their skips ask for no keyframe)",
+          "cannot take on time, and their skips and dark paths ask for no "
+          "keyframe)",
           GST_TYPE_MULTI_TCP_BITRATE_FOLLOWS, DEFAULT_BITRATE_FOLLOWS,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   /**

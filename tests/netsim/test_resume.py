@@ -10,10 +10,10 @@ path returns; the session can resume with them only if one of them is a
 keyframe, so the sink asks for one every half second while the path is
 dark. Before stop 45 it asked only once the session had skipped, and the
 receiver's playback stopped for the outage and 1.4 s more. Checked: the
-receiver's longest stall around the outage is at most the outage plus
-RESUME_S, and frames flow after it.
+receiver's stalls from a second before the outage to 3 s after it add up
+to at least the outage less half a second and at most the outage plus
+RESUME_S, and frames flow after it to the end.
 RESUME_TEST_OUT=DIR keeps the sender's and the receiver's logs there."""
-import csv
 import json
 import os
 import tempfile
@@ -52,23 +52,24 @@ with tempfile.TemporaryDirectory() as tmp:
         ["rate=4mbit,delay=20ms,queue=100p"], script, cc="bbr",
         schedule=f"at={OUTAGE_AT} blackout={OUTAGE_S}\n", timeout=120)
     start = float(stdout.split("start", 1)[1].split()[0])
-    recv = list(csv.DictReader(open(f"{out}/receiver.csv")))
-    gaps = json.load(open(f"{out}/receiver.csv.gaps.json"))["gaps"]
+    log = json.load(open(f"{out}/receiver.csv.gaps.json"))
 
-# netsim's schedule counts from a little after the script's start: the
-# window is generous on both sides, the stall measured is the longest in it
+# CLOCK_MONOTONIC all (the namespaces share it), netsim's schedule from
+# within tens of ms of "start". Every stall from a second before the
+# outage to 3 s after it, summed: a stall split by a few frames counts
+# whole, and a second stop after the first resume counts too.
 lo, hi = start + OUTAGE_AT - 1.0, start + OUTAGE_AT + OUTAGE_S + 3.0
-around = [(a, b) for a, b in gaps if b > lo and a < hi]
-longest = max((b - a for a, b in around), default=0.0)
+around = [(a, b) for a, b in log["gaps"] if b > lo and a < hi]
+stalled = sum(min(b, hi) - max(a, lo) for a, b in around)
 print(f"TCP {stats.get('congestion_control_a')}; stalls around the outage "
       f"{[(round(a - start, 2), round(b - a, 2)) for a, b in around]}")
-f.check(0 < longest <= OUTAGE_S + RESUME_S,
-        f"the longest stall around the {OUTAGE_S:g} s outage is "
-        f"{longest:.2f} s (at most {OUTAGE_S + RESUME_S:g})")
-# the receiver's clock starts a second after the sender's
-buffers = [(float(r["time"]) + 1, float(r.get("buffers") or 0)) for r in recv
-           if r.get("time")]
-after = [n for t, n in buffers if t >= OUTAGE_AT + OUTAGE_S + 4]
-f.check(len(after) >= 2 and after[-1] > after[0],
-        f"frames flow after the outage ({after[:1]} -> {after[-1:]})")
+f.check(OUTAGE_S - 0.5 <= stalled <= OUTAGE_S + RESUME_S,
+        f"the receiver stalled {stalled:.2f} s around the {OUTAGE_S:g} s "
+        f"outage (at least {OUTAGE_S - 0.5:g}: the outage happened; at "
+        f"most {OUTAGE_S + RESUME_S:g})")
+later = [b - a for a, b in log["gaps"] if a >= hi]
+last = (log["last_buffer"] or 0) - start
+f.check(last >= DURATION - 4 and max(later, default=0) < 1.0,
+        f"frames flow after the outage to the end (the last at {last:.1f} s, "
+        f"the longest stall after it {max(later, default=0):.2f} s)")
 f.exit()
