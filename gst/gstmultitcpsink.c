@@ -56,11 +56,6 @@ GST_DEBUG_CATEGORY_STATIC (multitcpsink_debug);
 #define DEFAULT_BITRATE_PROBE GST_MULTI_TCP_BITRATE_PROBE_AFTER_OUTAGE
 #define DEFAULT_MIN_BITRATE 300000
 #define DEFAULT_MAX_BITRATE 0
-/* at most one keyframe asked for in this long */
-#define KEYFRAME_REQUEST_GAP_US (G_USEC_PER_SEC)
-/* while the path is dark, one this often: half multitcpsrc's default
- * latency, so that one made near the outage's end is still due after it */
-#define DARK_KEYFRAME_GAP_US (G_USEC_PER_SEC / 2)
 #define REPORT_INTERVAL_MS 200
 #define EOS_DRAIN_TIMEOUT (10 * G_USEC_PER_SEC)
 
@@ -260,6 +255,7 @@ gst_multi_tcp_sink_init (GstMultiTcpSink * self)
   self->max_bitrate = DEFAULT_MAX_BITRATE;
   self->upstream_live = -1;
   g_mutex_init (&self->control_lock);
+  self->keyframes = mtcp_keyframe_ask_new ();
   g_mutex_init (&self->set_lock);
 }
 
@@ -278,6 +274,7 @@ gst_multi_tcp_sink_finalize (GObject * object)
   g_free (self->tls_key_file);
   g_free (self->congestion_control);
   g_mutex_clear (&self->control_lock);
+  mtcp_keyframe_ask_free (self->keyframes);
   g_mutex_clear (&self->set_lock);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -794,12 +791,8 @@ control_encoder (GstMultiTcpSink * self, MtcpServer * server)
     probe = mtcp_bitrate_control_take_probe (self->bitrate, &probe_bps);
   /* following the strongest, the others' skips are theirs to live with */
   g_atomic_int_set (&self->path_dark, dark && self->encoder != NULL);
-  if (self->encoder && !strongest && skips > self->skips_seen &&
-      now - self->keyframe_asked_us >= KEYFRAME_REQUEST_GAP_US) {
-    self->keyframe_asked_us = now;
-    keyframe = TRUE;
-  }
-  self->skips_seen = MAX (self->skips_seen, skips);
+  keyframe = mtcp_keyframe_ask_after_skips (self->keyframes, now, skips,
+      self->encoder != NULL && !strongest);
   g_mutex_unlock (&self->control_lock);
 
   warn_encoder_search (self, &search);
@@ -1009,7 +1002,7 @@ gst_multi_tcp_sink_stop (GstBaseSink * bsink)
   g_clear_pointer (&self->bitrate, mtcp_bitrate_control_free);
   self->encoder_looked_for = FALSE;
   g_atomic_int_set (&self->encoder_started, FALSE);
-  self->skips_seen = 0;
+  mtcp_keyframe_ask_reset (self->keyframes);
   g_atomic_int_set (&self->path_dark, FALSE);
   g_mutex_unlock (&self->control_lock);
   return TRUE;
@@ -1024,19 +1017,16 @@ dark_keyframe_due (GstMultiTcpSink * self, gint64 now, gboolean take)
 
   g_mutex_lock (&self->control_lock);
   due = self->encoder != NULL &&
-      now - self->keyframe_asked_us >= DARK_KEYFRAME_GAP_US;
-  if (due && take)
-    self->keyframe_asked_us = now;
+      mtcp_keyframe_ask_while_dark (self->keyframes, now, take);
   g_mutex_unlock (&self->control_lock);
   return due;
 }
 
 /* The streaming thread, no lock held: while the followed receiver's
- * estimate is 0 (its path dark), a keyframe every DARK_KEYFRAME_GAP_US. A
- * session the outage held back resumes from the first keyframe still due
- * (with a long GOP there is none, and it skipped to the queue's end to wait
- * for one). The flag is the last report's: checked again before each ask,
- * as no report may come once the last receiver is gone. */
+ * estimate is 0 (its path dark), a keyframe every
+ * MTCP_KEYFRAME_DARK_GAP_US (gst/mtcpkeyframeask.h). The flag is the
+ * last report's: checked again before each ask, as no report may come
+ * once the last receiver is gone. */
 static void
 ask_keyframe_while_dark (GstMultiTcpSink * self)
 {

@@ -14,6 +14,7 @@
 #include "gstmultitcpcaller.h"
 #include "mtcpbitrate.h"
 #include "mtcpencoder.h"
+#include "mtcpkeyframeask.h"
 #include "mtcptskeyframe.h"
 
 G_BEGIN_DECLS
@@ -98,8 +99,7 @@ struct _GstMultiTcpSink {
   MtcpBitrateControl *bitrate;
   gboolean encoder_looked_for;
   gint encoder_started;         /* atomic: the first buffer looked for it */
-  guint64 skips_seen;
-  gint64 keyframe_asked_us;
+  MtcpKeyframeAsk *keyframes;   /* control_lock */
   gint path_dark;               /* atomic: the followed receiver's path */
 };
 
