@@ -20,6 +20,8 @@ typedef struct
   gpointer item;                /* NULL when the slot is empty */
   GstClockTime deadline;
   gsize size;
+  gboolean gone;                /* its seq came after its deadline: never
+                                 * released, and not waited for */
 } MtcpReorderSlot;
 
 /* A half-open range [first, end) the sender said it will never send. */
@@ -53,6 +55,7 @@ struct _MtcpReorder
   guint64 run;                  /* held items contiguous from next_seq */
   guint64 run_bytes;            /* and their bytes */
   gboolean discont_pending;     /* seqs skipped since the last release */
+  guint64 n_gone;               /* slots marked gone */
 
   GArray *ranges;               /* MtcpReorderRange, sorted, disjoint and
                                  * not touching, at most MAX_RANGES */
@@ -111,7 +114,9 @@ free_held (MtcpReorder * reorder)
     if (slot->item != NULL && reorder->free_item != NULL)
       reorder->free_item (slot->item);
     slot->item = NULL;
+    slot->gone = FALSE;
   }
+  reorder->n_gone = 0;
   reorder->stats.depth = 0;
   reorder->stats.bytes = 0;
   reorder->cost = 0;
@@ -219,16 +224,28 @@ mtcp_reorder_push (MtcpReorder * reorder, guint64 seq, GstClockTime deadline,
     reorder->stats.late++;
     return MTCP_REORDER_LATE;
   }
+  offset = seq - reorder->next_seq;
+  if (offset < reorder->capacity && slot_at (reorder, offset)->gone) {
+    reorder->stats.duplicates++;
+    return MTCP_REORDER_DUPLICATE;
+  }
   if (GST_CLOCK_TIME_IS_VALID (deadline) && GST_CLOCK_TIME_IS_VALID (now)
       && now > deadline) {
     GST_LOG ("seq %" G_GUINT64_FORMAT " late: arrived %" GST_STIME_FORMAT
         " after its deadline", seq, GST_STIME_ARGS (GST_CLOCK_DIFF (deadline,
                 now)));
     reorder->stats.late++;
+    /* the release need not wait for it (after an outage the late ones
+     * came first, and the frames in time behind them were held to their
+     * own deadline); marked only where the ring reaches, so that late
+     * items cannot grow it */
+    if (offset < reorder->capacity && slot_at (reorder, offset)->item == NULL) {
+      slot_at (reorder, offset)->gone = TRUE;
+      reorder->n_gone++;
+    }
     return MTCP_REORDER_LATE;
   }
 
-  offset = seq - reorder->next_seq;
   if (offset < reorder->capacity && slot_at (reorder, offset)->item != NULL) {
     reorder->stats.duplicates++;
     return MTCP_REORDER_DUPLICATE;
@@ -372,7 +389,8 @@ mtcp_reorder_n_ranges (MtcpReorder * reorder)
   return reorder->ranges->len;
 }
 
-/* Move next_seq forward over @count empty slots. */
+/* Move next_seq forward over @count empty slots (those that came late
+ * stay seen: another copy is a duplicate). */
 static void
 advance (MtcpReorder * reorder, guint64 count)
 {
@@ -383,6 +401,16 @@ advance (MtcpReorder * reorder, guint64 count)
   else
     for (i = 0; i < count; i++)
       mark_history (reorder, reorder->next_seq + i, FALSE);
+  for (i = 0; reorder->n_gone > 0 && i < MIN (count,
+          (guint64) reorder->capacity); i++) {
+    MtcpReorderSlot *slot = slot_at (reorder, i);
+    if (slot->gone) {
+      slot->gone = FALSE;
+      reorder->n_gone--;
+      if (count < HISTORY)
+        mark_history (reorder, reorder->next_seq + i, TRUE);
+    }
+  }
   reorder->head = (reorder->head + count) & (reorder->capacity - 1);
   reorder->next_seq += count;
   reorder->discont_pending = TRUE;
@@ -436,6 +464,18 @@ mtcp_reorder_pop (MtcpReorder * reorder, GstClockTime now, guint64 * seq,
       reorder->full = FALSE;
     if (reorder->ranges->len > 0)
       range = &g_array_index (reorder->ranges, MtcpReorderRange, 0);
+
+    if (slot_at (reorder, 0)->gone) {
+      /* came late: nothing to wait for (given up, as at a deadline) */
+      guint64 count = 1;
+      while (count < reorder->capacity && slot_at (reorder, count)->gone)
+        count++;
+      GST_DEBUG ("%" G_GUINT64_FORMAT " seqs from %" G_GUINT64_FORMAT
+          " came late: given up", count, reorder->next_seq);
+      reorder->stats.skipped += count;
+      advance (reorder, count);
+      continue;
+    }
 
     if (held && reorder->lowest_held == reorder->next_seq) {
       gpointer item;

@@ -6,7 +6,10 @@
  * released strictly in order. A missing sequence number is waited for until
  * the deadline of the first item held after it; then the gap is skipped and
  * that item is released marked discont. Items that arrive after their slot
- * was released, or after their own deadline, are late: refused and counted.
+ * was released, or after their own deadline, are late: refused and counted;
+ * one that comes after its deadline but ahead of the release is given up
+ * at once (after an outage the late ones come first, and what is in time
+ * behind them goes at once, not at its own deadline).
  *
  * Bounded against a hostile sender (mtcp_reorder_set_limits): at most
  * MTCP_REORDER_MAX_RANGES skip ranges, a cap on the bytes held, and a

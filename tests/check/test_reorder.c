@@ -225,10 +225,66 @@ GST_START_TEST (test_late_after_deadline)
   push (reorder, 1, 100, 101, MTCP_REORDER_LATE);
   fail_unless_equals_uint64 (get_stats (reorder).late, 1);
   fail_unless_equals_uint64 (get_stats (reorder).depth, 1);
+  /* another copy of it is a duplicate, not late again */
+  push (reorder, 1, 100, 102, MTCP_REORDER_DUPLICATE);
+  fail_unless_equals_uint64 (get_stats (reorder).late, 1);
   /* a NONE deadline is never late */
-  push (reorder, 1, NONE, 5000, MTCP_REORDER_ACCEPTED);
+  push (reorder, 2, NONE, 5000, MTCP_REORDER_ACCEPTED);
   expect_pop (reorder, 5000, 0, FALSE);
-  expect_pop (reorder, 5000, 1, FALSE);
+  /* 1 came late: given up at once, and the release is discont */
+  expect_pop (reorder, 5000, 2, TRUE);
+  fail_unless_equals_uint64 (get_stats (reorder).skipped, 1);
+  mtcp_reorder_free (reorder);
+}
+
+GST_END_TEST;
+
+/* After an outage the frames that missed their deadline come first: the
+ * ones in time behind them are released at once, not held to their own
+ * deadline for a gap that is already settled. */
+GST_START_TEST (test_late_not_waited_for)
+{
+  MtcpReorder *reorder = mtcp_reorder_new (WINDOW, g_free);
+  MtcpReorderStats stats;
+
+  push (reorder, 0, 100, 0, MTCP_REORDER_ACCEPTED);
+  expect_pop (reorder, 0, 0, FALSE);
+  /* 1..3 come after their deadlines, 4 in time */
+  push (reorder, 1, 200, 500, MTCP_REORDER_LATE);
+  push (reorder, 2, 210, 500, MTCP_REORDER_LATE);
+  push (reorder, 3, 220, 500, MTCP_REORDER_LATE);
+  push (reorder, 4, 900, 500, MTCP_REORDER_ACCEPTED);
+  expect_pop (reorder, 500, 4, TRUE);
+  stats = get_stats (reorder);
+  fail_unless_equals_uint64 (stats.late, 3);
+  fail_unless_equals_uint64 (stats.skipped, 3);
+  fail_unless_equals_uint64 (stats.next_seq, 5);
+  fail_unless_equals_uint64 (mtcp_reorder_highest_in_order (reorder), 4);
+  /* a copy of one of them later: a duplicate */
+  push (reorder, 2, 210, 600, MTCP_REORDER_DUPLICATE);
+
+  /* a gap with a late one inside: the missing one is still waited for */
+  push (reorder, 6, 610, 700, MTCP_REORDER_LATE);
+  push (reorder, 7, 1000, 700, MTCP_REORDER_ACCEPTED);
+  expect_none (reorder, 700, 1000);
+  expect_pop (reorder, 1000, 7, TRUE);
+  stats = get_stats (reorder);
+  fail_unless_equals_uint64 (stats.skipped, 5);
+  fail_unless_equals_uint64 (stats.late, 4);
+
+  /* a late copy of one held in time does not take it away */
+  push (reorder, 8, 1100, 1000, MTCP_REORDER_ACCEPTED);
+  push (reorder, 8, 1100, 1200, MTCP_REORDER_LATE);
+  expect_pop (reorder, 1200, 8, FALSE);
+
+  /* beyond the ring (16 slots here) a late one is not marked: the ring
+   * does not grow for late items, and the gap waits as before */
+  push (reorder, 100, 1100, 1200, MTCP_REORDER_LATE);
+  push (reorder, 9, 3000, 1200, MTCP_REORDER_ACCEPTED);
+  expect_pop (reorder, 1200, 9, FALSE);
+  push (reorder, 101, 2000, 1200, MTCP_REORDER_ACCEPTED);
+  expect_none (reorder, 1200, 2000);
+  expect_pop (reorder, 2000, 101, TRUE);
   mtcp_reorder_free (reorder);
 }
 
@@ -844,6 +900,7 @@ reorder_suite (void)
   tcase_add_test (tc, test_duplicate);
   tcase_add_test (tc, test_late_after_release);
   tcase_add_test (tc, test_late_after_deadline);
+  tcase_add_test (tc, test_late_not_waited_for);
   tcase_add_test (tc, test_gap_deadline);
   tcase_add_test (tc, test_sender_skip);
   tcase_add_test (tc, test_late_beyond_history);
