@@ -37,6 +37,10 @@ hold_item (MtcpClient * client, ClientConn * cc, MtcpItem * item,
     case MTCP_REORDER_LATE:
       client->payload_received += size;
       client->late++;
+      /* what was held behind it goes now (a wake at every late one, after
+       * an outage, made netsim-resume's slower outcome come out) */
+      if (mtcp_reorder_late_unblocks (client->reorder))
+        g_cond_broadcast (&client->cond);
       GST_LOG ("seq %" G_GUINT64_FORMAT " on connection %u is late",
           item->seq, cc->index);
       break;

@@ -407,7 +407,8 @@ advance (MtcpReorder * reorder, guint64 count)
     if (slot->gone) {
       slot->gone = FALSE;
       reorder->n_gone--;
-      if (count < HISTORY)
+      /* the seqs passed that the history still reaches */
+      if (count - i <= HISTORY)
         mark_history (reorder, reorder->next_seq + i, TRUE);
     }
   }
@@ -465,18 +466,6 @@ mtcp_reorder_pop (MtcpReorder * reorder, GstClockTime now, guint64 * seq,
     if (reorder->ranges->len > 0)
       range = &g_array_index (reorder->ranges, MtcpReorderRange, 0);
 
-    if (slot_at (reorder, 0)->gone) {
-      /* came late: nothing to wait for (given up, as at a deadline) */
-      guint64 count = 1;
-      while (count < reorder->capacity && slot_at (reorder, count)->gone)
-        count++;
-      GST_DEBUG ("%" G_GUINT64_FORMAT " seqs from %" G_GUINT64_FORMAT
-          " came late: given up", count, reorder->next_seq);
-      reorder->stats.skipped += count;
-      advance (reorder, count);
-      continue;
-    }
-
     if (held && reorder->lowest_held == reorder->next_seq) {
       gpointer item;
 
@@ -518,6 +507,19 @@ mtcp_reorder_pop (MtcpReorder * reorder, GstClockTime now, guint64 * seq,
       continue;
     }
 
+    if (slot_at (reorder, 0)->gone) {
+      /* came late: nothing to wait for (given up, as at a deadline; in a
+       * sender's range the range counts it) */
+      guint64 count = 1;
+      while (count < reorder->capacity && slot_at (reorder, count)->gone)
+        count++;
+      GST_DEBUG ("%" G_GUINT64_FORMAT " seqs from %" G_GUINT64_FORMAT
+          " came late: given up", count, reorder->next_seq);
+      reorder->stats.skipped += count;
+      advance (reorder, count);
+      continue;
+    }
+
     if (!held)
       return NULL;
 
@@ -544,6 +546,14 @@ mtcp_reorder_pop (MtcpReorder * reorder, GstClockTime now, guint64 * seq,
       *wake_at = slot->deadline;
     return NULL;
   }
+}
+
+gboolean
+mtcp_reorder_late_unblocks (MtcpReorder * reorder)
+{
+  g_return_val_if_fail (reorder != NULL, FALSE);
+
+  return reorder->stats.depth > 0 && slot_at (reorder, 0)->gone;
 }
 
 guint64

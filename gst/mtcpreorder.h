@@ -100,6 +100,10 @@ guint mtcp_reorder_n_ranges (MtcpReorder * reorder);
 gpointer mtcp_reorder_pop (MtcpReorder * reorder, GstClockTime now,
     guint64 * seq, gboolean * discont, GstClockTime * wake_at);
 
+/* After a push that came late: whether it was the seq the release waited
+ * for with items held behind it (pop can release at once: wake it). */
+gboolean mtcp_reorder_late_unblocks (MtcpReorder * reorder);
+
 /* Highest sequence number below which everything has arrived or been
  * released; G_MAXUINT64 when nothing has arrived yet. */
 guint64 mtcp_reorder_highest_in_order (MtcpReorder * reorder);

@@ -285,6 +285,27 @@ GST_START_TEST (test_late_not_waited_for)
   push (reorder, 101, 2000, 1200, MTCP_REORDER_ACCEPTED);
   expect_none (reorder, 1200, 2000);
   expect_pop (reorder, 2000, 101, TRUE);
+
+  /* the late one comes after the one in time behind it (a new connection
+   * carries the stream, the old one resends its flight): the push tells
+   * the owner to wake the release */
+  push (reorder, 103, 3000, 2000, MTCP_REORDER_ACCEPTED);
+  fail_if (mtcp_reorder_late_unblocks (reorder));
+  push (reorder, 102, 1900, 2000, MTCP_REORDER_LATE);
+  fail_unless (mtcp_reorder_late_unblocks (reorder));
+  expect_pop (reorder, 2000, 103, TRUE);
+  fail_if (mtcp_reorder_late_unblocks (reorder));
+
+  /* one that came late inside a range the sender skipped counts with the
+   * range */
+  stats = get_stats (reorder);
+  fail_unless (mtcp_reorder_skip_range (reorder, 104, 108));
+  push (reorder, 105, 1900, 2000, MTCP_REORDER_LATE);
+  push (reorder, 108, 3000, 2000, MTCP_REORDER_ACCEPTED);
+  expect_pop (reorder, 2000, 108, TRUE);
+  fail_unless_equals_uint64 (get_stats (reorder).sender_skipped,
+      stats.sender_skipped + 4);
+  fail_unless_equals_uint64 (get_stats (reorder).skipped, stats.skipped);
   mtcp_reorder_free (reorder);
 }
 
