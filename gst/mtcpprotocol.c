@@ -816,57 +816,376 @@ mtcp_parse_buffer_delta (const guint8 * body, gsize size,
   return TRUE;
 }
 
-/* Brackets outside quoted strings pair up. GStreamer 1.22's
- * gst_caps_from_string leaks 16 kB on text as "a=(int){ 1, 2 ]" (found by
- * the fuzzer): a sink could make a receiver leak at will. */
-static gboolean
-caps_text_balanced (const gchar * text, gsize len)
+/* GStreamer 1.22's gst_caps_from_string leaks whatever it parsed so far
+ * when anything inside a list, array or range fails ("a=(int){ 1, x }",
+ * 208 bytes; a 64 kB text, 787 kB), also inside nested caps or structure
+ * values (the fuzzer's find: "c=(GstCaps)\"x/y, d=(int)<\""); its parsers of
+ * single values do not. A sink could make a receiver leak at will, so CAPS
+ * text is checked first: multitcpsrc takes fixed caps only, so no list or
+ * range and no nested caps; an array's elements are parsed as GStreamer
+ * does and each must read as its type; a type cast names a type with a
+ * single-value parser. */
+
+#define CAPS_IS_SIMPLE_CHAR(c) (g_ascii_isalnum (c) || (c) == '_' || \
+    (c) == '-' || (c) == '+' || (c) == '/' || (c) == ':' || (c) == '.')
+
+/* The type a cast names, if its values are single tokens GStreamer reads
+ * without leaking (numbers, strings, fractions, buffers, enums, flag sets,
+ * dates, type names); 0 for anything else (caps, structures, tag lists,
+ * segments, samples, arrays and lists, unknown names). As GStreamer, an
+ * abbreviation, then a registered name, then a dynamic type's plugin. */
+static GType
+caps_cast_type (const gchar * name, gsize len)
 {
-  gchar stack[64];
-  guint depth = 0;
-  gboolean quoted = FALSE;
+  static const struct
+  {
+    const gchar *abbr;
+    GType (*type) (void);
+  } abbrs[] = {
+    {"int", NULL}, {"i", NULL}, {"uint", NULL}, {"u", NULL},
+    {"float", NULL}, {"f", NULL}, {"double", NULL}, {"d", NULL},
+    {"boolean", NULL}, {"bool", NULL}, {"b", NULL},
+    {"string", NULL}, {"str", NULL}, {"s", NULL},
+    {"buffer", gst_buffer_get_type}, {"fraction", gst_fraction_get_type},
+    {"date", g_date_get_type}, {"datetime", gst_date_time_get_type},
+    {"bitmask", gst_bitmask_get_type}, {"flagset", gst_flagset_get_type},
+    {"type", g_gtype_get_type}
+  };
+  static const GType fundamentals[] = { G_TYPE_INT, G_TYPE_INT, G_TYPE_UINT,
+    G_TYPE_UINT, G_TYPE_FLOAT, G_TYPE_FLOAT, G_TYPE_DOUBLE, G_TYPE_DOUBLE,
+    G_TYPE_BOOLEAN, G_TYPE_BOOLEAN, G_TYPE_BOOLEAN, G_TYPE_STRING,
+    G_TYPE_STRING, G_TYPE_STRING
+  };
+  gchar buf[64];
+  GType type, fundamental;
+  guint i;
+
+  if (len == 0 || len >= sizeof (buf))
+    return 0;
+  memcpy (buf, name, len);
+  buf[len] = '\0';
+  for (i = 0; i < G_N_ELEMENTS (abbrs); i++)
+    if (strcmp (buf, abbrs[i].abbr) == 0)
+      return abbrs[i].type ? abbrs[i].type () : fundamentals[i];
+  type = g_type_from_name (buf);
+  if (type == 0)
+    type = gst_dynamic_type_factory_load (buf);
+  if (type == 0 || G_TYPE_IS_ABSTRACT (type))
+    return 0;
+  fundamental = G_TYPE_FUNDAMENTAL (type);
+  switch (fundamental) {
+    case G_TYPE_ENUM:
+    case G_TYPE_FLAGS:
+    case G_TYPE_INT:
+    case G_TYPE_UINT:
+    case G_TYPE_INT64:
+    case G_TYPE_UINT64:
+    case G_TYPE_LONG:
+    case G_TYPE_ULONG:
+    case G_TYPE_FLOAT:
+    case G_TYPE_DOUBLE:
+    case G_TYPE_BOOLEAN:
+    case G_TYPE_STRING:
+      return type;
+    default:
+      break;
+  }
+  if (g_type_is_a (type, GST_TYPE_FLAG_SET) || type == GST_TYPE_FRACTION ||
+      type == GST_TYPE_BUFFER || type == GST_TYPE_BITMASK ||
+      type == GST_TYPE_DATE_TIME || type == G_TYPE_DATE ||
+      type == G_TYPE_GTYPE)
+    return type;
+  return 0;
+}
+
+static gsize
+caps_skip_space (const gchar * text, gsize len, gsize i)
+{
+  while (i < len && g_ascii_isspace (text[i]))
+    i++;
+  return i;
+}
+
+/* A cast at @text[*pos] ('('): its type in @type, *pos after the ')'. */
+static gboolean
+caps_read_cast (const gchar * text, gsize len, gsize * pos, GType * type)
+{
+  gsize i = caps_skip_space (text, len, *pos + 1), start = i;
+
+  while (i < len && CAPS_IS_SIMPLE_CHAR (text[i]))
+    i++;
+  *type = caps_cast_type (text + start, i - start);
+  i = caps_skip_space (text, len, i);
+  if (*type == 0 || i == len || text[i] != ')')
+    return FALSE;
+  *pos = i + 1;
+  return TRUE;
+}
+
+/* A quoted string from @text[*pos] (its opening quote): *pos after the
+ * closing one. */
+static gboolean
+caps_skip_quoted (const gchar * text, gsize len, gsize * pos)
+{
   gsize i;
 
-  for (i = 0; i < len; i++) {
-    gchar c = text[i], open;
-    if (quoted) {
-      if (c == '\\')
+  for (i = *pos + 1; i < len && text[i] != '"'; i++)
+    if (text[i] == '\\' && ++i == len)
+      return FALSE;
+  if (i == len)
+    return FALSE;
+  *pos = i + 1;
+  return TRUE;
+}
+
+/* Every run of digits in @token fits a gint: GStreamer reads a fraction's
+ * parts with sscanf's %d, which wraps, then asserts they are in range. */
+static gboolean
+caps_digits_fit_int (const gchar * token)
+{
+  while (*token) {
+    const gchar *start = token;
+    while (g_ascii_isdigit (*token))
+      token++;
+    if (token - start > 10 || (token - start == 10 &&
+            g_ascii_strtoull (start, NULL, 10) > G_MAXINT))
+      return FALSE;
+    if (token == start)
+      token++;
+  }
+  return TRUE;
+}
+
+/* What GStreamer reads but cannot write back (a critical wherever the caps
+ * are printed or relayed): an enum's number that is no value of it, flags
+ * with bits it has not, a NULL string. */
+static gboolean
+caps_value_writable (const GValue * value)
+{
+  GType fundamental = G_TYPE_FUNDAMENTAL (G_VALUE_TYPE (value));
+  gboolean ok = TRUE;
+
+  if (fundamental == G_TYPE_STRING) {
+    ok = g_value_get_string (value) != NULL;
+  } else if (fundamental == G_TYPE_ENUM) {
+    GEnumClass *klass = g_type_class_ref (G_VALUE_TYPE (value));
+    ok = g_enum_get_value (klass, g_value_get_enum (value)) != NULL;
+    g_type_class_unref (klass);
+  } else if (fundamental == G_TYPE_FLAGS) {
+    GFlagsClass *klass = g_type_class_ref (G_VALUE_TYPE (value));
+    ok = (g_value_get_flags (value) & ~klass->mask) == 0;
+    g_type_class_unref (klass);
+  }
+  return ok;
+}
+
+/* A value that is not a list, array or range, from @text[*pos] (spaces
+ * before it skipped), read as GStreamer's _priv_gst_value_parse_value
+ * does: a quoted string or a run of simple characters; it must read as
+ * @type (0: none given: as a string, the type GStreamer falls back on) and
+ * be one GStreamer can write back. A buffer's hex is checked here:
+ * GStreamer 1.22 unmaps a buffer it has just freed when the text has a
+ * character that is not hex. */
+static gboolean
+caps_value_safe (const gchar * text, gsize len, gsize * pos, GType type)
+{
+  gsize i = caps_skip_space (text, len, *pos), start = i;
+  GValue value = G_VALUE_INIT;
+  gchar *token;
+  gboolean ok;
+
+  if (i < len && text[i] == '"') {
+    if (!caps_skip_quoted (text, len, &i))
+      return FALSE;
+  } else {
+    while (i < len && CAPS_IS_SIMPLE_CHAR (text[i]))
+      i++;
+    if (i == start)
+      return FALSE;             /* nothing, or a nested list, array, range */
+  }
+  *pos = i;
+  if (type == GST_TYPE_BUFFER) {
+    if ((i - start) % 2)
+      return FALSE;
+    for (; start < i; start++)
+      if (!g_ascii_isxdigit (text[start]))
+        return FALSE;
+    return TRUE;
+  }
+  token = g_strndup (text + start, i - start);
+  /* a value without a type may be read as a fraction */
+  ok = (type != 0 && type != GST_TYPE_FRACTION) || caps_digits_fit_int (token);
+  if (ok) {
+    g_value_init (&value, type ? type : G_TYPE_STRING);
+    ok = gst_value_deserialize (&value, token) && caps_value_writable (&value);
+    g_value_unset (&value);
+  }
+  g_free (token);
+  return ok;
+}
+
+/* An array from @text[*pos] ('<'), parsed as GStreamer's
+ * _priv_gst_value_parse_any_list does, each element as caps_value_safe
+ * reads it. Its elements have one type, given (the array's cast or their
+ * own): GStreamer writes an array with its first element's type only, and
+ * what it wrote of mixed ones would not read back. */
+static gboolean
+caps_array_safe (const gchar * text, gsize len, gsize * pos, GType type)
+{
+  gsize i = caps_skip_space (text, len, *pos + 1);
+  GType first = 0;
+
+  while (i < len && text[i] != '>') {
+    GType element = type;
+
+    if (text[i] == ',') {
+      i = caps_skip_space (text, len, i + 1);
+      if (i < len && text[i] == ',')
+        return FALSE;
+      continue;
+    }
+    if (text[i] == '(' && !caps_read_cast (text, len, &i, &element))
+      return FALSE;
+    if (element == 0 || (first != 0 && element != first))
+      return FALSE;
+    first = element;
+    if (!caps_value_safe (text, len, &i, element))
+      return FALSE;
+    i = caps_skip_space (text, len, i);
+    if (i < len && text[i] != ',' && text[i] != '>')
+      return FALSE;
+  }
+  if (i == len)
+    return FALSE;
+  *pos = i + 1;
+  return TRUE;
+}
+
+/* Names GStreamer interns for good (structure, field and feature names
+ * become GQuarks): what CAPS text may add, over the process's life. A peer
+ * sending caps with new names again and again would grow it without end. */
+#define CAPS_NEW_NAMES_MAX_BYTES (256 * 1024)
+G_LOCK_DEFINE_STATIC (caps_names);
+static gsize caps_new_name_bytes;
+
+/* Adds to *@bytes what the name @text[@start, @end) would cost if new. */
+static void
+caps_note_name (const gchar * text, gsize start, gsize end, gsize * bytes)
+{
+  gchar *name;
+
+  while (start < end && g_ascii_isspace (text[start]))
+    start++;
+  while (end > start && g_ascii_isspace (text[end - 1]))
+    end--;
+  if (start == end)
+    return;
+  name = g_strndup (text + start, end - start);
+  if (g_quark_try_string (name) == 0)
+    *bytes += end - start + 1;
+  g_free (name);
+}
+
+/* The whole text: a structure's name starts with a letter; a value (after
+ * a cast or not) and an array are checked as above; features after a
+ * structure's name are a list of names; the new names fit what is left of
+ * the process's allowance. The rest is left to GStreamer, whose parsers fail
+ * there cleanly. */
+static gboolean
+caps_text_safe (const gchar * text, gsize len)
+{
+  gchar prev = ';';             /* the last character outside spaces */
+  gsize i = 0, new_names = 0;
+  gboolean ok;
+
+  while (i < len) {
+    gchar c = text[i];
+    GType cast = 0;
+
+    if (g_ascii_isspace (c)) {
+      i++;
+      continue;
+    }
+    /* GStreamer asserts a structure's name starts with a letter (a
+     * critical for every such CAPS) */
+    if (prev == ';' && !g_ascii_isalpha (c))
+      return FALSE;
+    if ((prev == ';' || prev == ',') && CAPS_IS_SIMPLE_CHAR (c)) {
+      gsize start = i;
+      while (i < len && CAPS_IS_SIMPLE_CHAR (text[i]))
         i++;
-      else if (c == '"')
-        quoted = FALSE;
+      caps_note_name (text, start, i, &new_names);
+      prev = text[i - 1];
       continue;
     }
     switch (c) {
       case '"':
-        quoted = TRUE;
-        continue;
-      case '{':
-      case '[':
-      case '<':
-      case '(':
-        if (depth == sizeof (stack))
+        if (prev == '=') {
+          if (!caps_value_safe (text, len, &i, 0))
+            return FALSE;
+        } else if (!caps_skip_quoted (text, len, &i)) {
           return FALSE;
-        stack[depth++] = c;
-        continue;
+        }
+        break;
+      case '(':
+        /* after a structure's name: its caps features, not a cast */
+        if (!strchr ("=,;<", prev)) {
+          gsize start = ++i;
+          for (; i < len && text[i] != ')'; i++) {
+            if (strchr ("\"(<{[", text[i]))
+              return FALSE;
+            if (text[i] == ',') {
+              caps_note_name (text, start, i, &new_names);
+              start = i + 1;
+            }
+          }
+          if (i == len)
+            return FALSE;
+          caps_note_name (text, start, i, &new_names);
+          i++;
+          break;
+        }
+        if (!caps_read_cast (text, len, &i, &cast))
+          return FALSE;
+        i = caps_skip_space (text, len, i);
+        if (i < len && text[i] == '<') {
+          if (!caps_array_safe (text, len, &i, cast))
+            return FALSE;
+        } else if (!caps_value_safe (text, len, &i, cast)) {
+          return FALSE;
+        }
+        c = '>';                /* a value */
+        break;
+      case '<':
+        if (!caps_array_safe (text, len, &i, 0))
+          return FALSE;
+        c = '>';
+        break;
+      case '{':                /* a list or a range: not fixed caps */
+      case '[':
       case '}':
-        open = '{';
-        break;
       case ']':
-        open = '[';
-        break;
       case '>':
-        open = '<';
-        break;
       case ')':
-        open = '(';
-        break;
+        return FALSE;
       default:
-        continue;
+        if (prev == '=') {      /* a value without a type */
+          if (!caps_value_safe (text, len, &i, 0))
+            return FALSE;
+          c = '>';
+        } else {
+          i++;
+        }
+        break;
     }
-    if (depth == 0 || stack[--depth] != open)
-      return FALSE;
+    prev = c;
   }
-  return depth == 0 && !quoted;
+  G_LOCK (caps_names);
+  ok = caps_new_name_bytes + new_names <= CAPS_NEW_NAMES_MAX_BYTES;
+  if (ok)
+    caps_new_name_bytes += new_names;
+  G_UNLOCK (caps_names);
+  return ok;
 }
 
 gboolean
@@ -885,9 +1204,11 @@ mtcp_parse_caps (const guint8 * body, gsize size, guint64 * seq,
       *error = g_strdup ("CAPS text is too long, has a NUL or is not UTF-8");
     return FALSE;
   }
-  if (!caps_text_balanced ((const gchar *) body + 8, len)) {
+  if (!caps_text_safe ((const gchar *) body + 8, len)) {
     if (error)
-      *error = g_strdup ("CAPS text has brackets that do not pair up");
+      *error = g_strdup ("CAPS text is not fixed caps a receiver reads "
+          "safely (a list, a range, nested caps, an array that does not "
+          "parse, a type with no single-value parser)");
     return FALSE;
   }
   *seq = get_u64 (body);

@@ -92,6 +92,9 @@ hostile = {
     "caps_odd": frame(0x10, struct.pack(">Q", 0) +
                       b"video/x-raw, width=(int)[ 1, 2 ], a=(string)\"") +
     frame(0x10, struct.pack(">Q", 1) + b"a/b, c=(GstCaps)\"x/y, d=(int)1\""),
+    # an open array inside nested caps (GStreamer 1.22 leaked 208 bytes)
+    "caps_nested_open": frame(0x10, struct.pack(">Q", 0) +
+                              b"a/b, c=(GstCaps)\"x/y, d=(int)<\""),
     "report_ones": frame(0x20, b"\xff" * 72),
 }
 for name, data in list(frames.items()) + list(hostile.items()):
