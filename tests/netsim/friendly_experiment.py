@@ -10,9 +10,11 @@ bottleneck, and the bulk flows' throughput.
 The paper: 100 Mbit/s, five 3.6 Mbit/s videos (18%), 10 Mbit/s UDP (10%),
 a 600 s video, 5 s playout delay; its figures are taken while the videos
 are transferred (from their start until the last byte of the last one).
-Here, in proportion on 2 cores: a --rate bottleneck (20 Mbit/s), five
-videos of 3.6% of it each (0.72 Mbit/s raw 64x48 GRAY8 at 30 fps: 737
-kbit/s), UDP at 10% of it (Poisson), a --video-s video (60 s) after
+Here, in proportion: a --rate bottleneck (20 Mbit/s; 100 is the paper's),
+five videos of 3.7% of it each (raw GRAY8 at 30 fps, 64 pixels wide and
+48 high per 20 Mbit/s: 737 kbit/s at 20, 3.69 Mbit/s at 100), a queue of
+100 packets per 20 Mbit/s (58 ms at any rate), UDP at 10% of the link
+(Poisson), a --video-s video (60 s) after
 --lead-s (5 s) of background, 5 s playout delay; burst's first burst
 scaled to the video's size (burst-scale), its blocks and amount per RTT to
 its playback rate (burst-rate-scale). The window the figures are taken
@@ -20,10 +22,11 @@ over: from the receivers' start to the last video's last frame (netsim's
 marks for the loss, iperf3's intervals for the bulk flows).
 
     /usr/bin/python3 tests/netsim/friendly_experiment.py [--build DIR]
-        [--flows 1 4 8] [--cc cubic] [--repeats 1] [--add]
+        [--flows 1 4 8] [--cc cubic] [--repeats 1] [--add] [--rate 20]
 
-Writes results/friendly/*.json, docs/bench/network-friendly-sec4.png and
-docs/network-friendly.md's "Measured" section. One process holds the five
+Writes results/friendly/results.json (results-RATE.json for a --rate other
+than 20), docs/bench/network-friendly-sec4.png (-RATE.png) and the
+matching "Measured" section of docs/network-friendly.md. One process holds the five
 sinks (a video each, its own port), one the five multitcpsrc
 (connections=1: one TCP connection a video, as the paper's).
 """
@@ -41,13 +44,38 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
 FPS = 30
-FRAME = 64 * 48
+FRAME_WIDTH = 64
+# the frame's height and the queue per 20 Mbit/s of the bottleneck
+HEIGHT_PER_20 = 48
+QUEUE_PER_20 = 100
 VIDEOS = 5
 # the paper's playback rate, Mbit/s: the blocks of burst scale to ours
 PAPER_PLAYBACK_MBPS = 3.6
 # the paper's video, bytes: the first burst scales to ours
 PAPER_VIDEO_BYTES = 270e6
 HEADING = "## Measured on netsim (Sec. IV, shortened)"
+
+
+def frame_bytes(rate):
+    return FRAME_WIDTH * frame_height(rate)
+
+
+def frame_height(rate):
+    return max(1, round(HEIGHT_PER_20 * rate / 20))
+
+
+def queue_packets(rate):
+    return max(10, round(QUEUE_PER_20 * rate / 20))
+
+
+def heading(rate):
+    if rate == 20:
+        return HEADING
+    return f"## Measured on netsim at {rate:g} Mbit/s (Sec. IV, shortened)"
+
+
+def suffix(rate):
+    return "" if rate == 20 else f"-{rate:g}"
 
 
 def peer(args):
@@ -61,13 +89,15 @@ def peer(args):
         # a sink per video, as the paper's five connections: each waits
         # for its receiver, then sends its whole video (a session joining a
         # running sink would start at its newest keyframe)
-        scale = frames * FRAME / PAPER_VIDEO_BYTES
-        rate_scale = FPS * FRAME * 8 / 1e6 / PAPER_PLAYBACK_MBPS
+        frame = frame_bytes(args.rate)
+        scale = frames * frame / PAPER_VIDEO_BYTES
+        rate_scale = FPS * frame * 8 / 1e6 / PAPER_PLAYBACK_MBPS
         pipes = []
         for i in range(VIDEOS):
             p = Gst.parse_launch(
                 f"videotestsrc is-live=false num-buffers={frames} ! "
-                "video/x-raw,format=GRAY8,width=64,height=48,framerate=30/1 "
+                f"video/x-raw,format=GRAY8,width={FRAME_WIDTH},"
+                f"height={frame_height(args.rate)},framerate=30/1 "
                 f"! multitcpsink name=sink port={5600 + i} sync=false "
                 f"wait-for-connection=true transfer-control={args.control} "
                 f"burst-scale={scale:.6f} burst-rate-scale={rate_scale:.6f}")
@@ -171,13 +201,14 @@ def run(args, control, flows):
             f"> {out}/bulk.json & "
             f"ip netns exec $NETSIM_NS_A env {env} /usr/bin/python3 {me} "
             f"--role sender --control {control} --video-s {args.video_s} "
-            f"--lead-s {args.lead_s} > {out}/tx.json & "
+            f"--lead-s {args.lead_s} --rate {args.rate} > {out}/tx.json & "
             f"sleep {args.lead_s}; "
             f"ip netns exec $NETSIM_NS_B env {env} /usr/bin/python3 {me} "
             f"--role receiver --addr $NETSIM_ADDR_A --video-s {args.video_s} "
             f"--mark-pid $PPID > {out}/rx.json; wait")
         stdout, stats = nstest.run(
-            [f"rate={args.rate}mbit,delay=10ms,queue=100p"], script,
+            [f"rate={args.rate}mbit,delay=10ms,"
+             f"queue={queue_packets(args.rate)}p"], script,
             cc=args.cc, timeout=int(bulk_s * 3 + 120))
         rx = json.load(open(f"{out}/rx.json"))["receiver"]
         bulk = json.load(open(f"{out}/bulk.json"))
@@ -196,6 +227,7 @@ def run(args, control, flows):
         # the queue at either mark moves this by 0.1% of a 60 s run)
         loss = (offered - (m1["ab"] - m0["ab"])) / max(offered, 1)
     return {"control": control, "flows": flows, "cc": args.cc,
+            "rate": args.rate,
             # the paper's video throughput: bytes over the transfer's time
             "video_mbps": [r["bytes"] * 8 / max(r["transfer_s"] or
                                                 args.video_s, 0.1) / 1e6
@@ -289,16 +321,18 @@ def write_doc(results, args):
                    or [float("nan")], "{:.2f}") + "% | "
             + span([r["bulk_mbps"] for r in runs], "{:.2f}") + " | "
             + span([r["bulk_run_mbps"] for r in runs], "{:.2f}") + " |")
-    png = os.path.join(TOP, "docs", "bench", "network-friendly-sec4.png")
-    plot(results, png)
+    png = f"network-friendly-sec4{suffix(args.rate)}.png"
+    plot(results, os.path.join(TOP, "docs", "bench", png))
+    video = FPS * frame_bytes(args.rate) * 8 / 1e6
     text = "\n".join([
-        HEADING, "",
+        heading(args.rate), "",
         f"`tests/netsim/friendly_experiment.py` ({time.strftime('%Y-%m-%d')}, "
         f"TCP {args.cc} in both namespaces, the runs per cell in the table; "
         "ranges: the spread over the runs): "
-        f"a {args.rate:g} Mbit/s bottleneck (10 ms each way, 100-packet "
-        "queue), five stored videos of 0.74 Mbit/s (3.6% of the link each, "
-        "as the paper's five 3.6 Mbit/s on 100 Mbit/s) of "
+        f"a {args.rate:g} Mbit/s bottleneck (10 ms each way, "
+        f"{queue_packets(args.rate)}-packet queue), five stored videos of "
+        f"{video:.2f} Mbit/s ({100 * video / args.rate:.1f}% of the link "
+        "each, as the paper's five 3.6 Mbit/s on 100 Mbit/s) of "
         f"{args.video_s:.0f} s after {args.lead_s:.0f} s of background, 5 s "
         "playout delay, a Poisson UDP flow at 10% of the link, N bulk TCP "
         "flows (iperf3, the same direction). As the paper's, the figures "
@@ -313,12 +347,13 @@ def write_doc(results, args):
         "zero for network-friendly and greedy, growing with N for burst; "
         "loss burst < network-friendly < greedy; bulk throughput burst > "
         "network-friendly > greedy.", ""] + rows +
-        ["", "![Fig. 6 on netsim](bench/network-friendly-sec4.png)", ""])
+        ["", f"![Fig. 6 on netsim](bench/{png})", ""])
     path = os.path.join(TOP, "docs", "network-friendly.md")
     old = open(path).read()
-    if HEADING in old:
-        start = old.index(HEADING)
-        nxt = old.find("\n## ", start + len(HEADING))
+    mine = heading(args.rate)
+    if mine in old:
+        start = old.index(mine)
+        nxt = old.find("\n## ", start + len(mine))
         old = old[:start] + (old[nxt + 1:] if nxt >= 0 else "")
     marker = "## A live session's share"
     if marker in old:
@@ -354,8 +389,9 @@ def main():
     out_dir = os.path.join(TOP, "results", "friendly")
     os.makedirs(out_dir, exist_ok=True)
     results = []
-    if args.add and os.path.exists(os.path.join(out_dir, "results.json")):
-        with open(os.path.join(out_dir, "results.json")) as f:
+    store = os.path.join(out_dir, f"results{suffix(args.rate)}.json")
+    if args.add and os.path.exists(store):
+        with open(store) as f:
             results = json.load(f)
     for flows in args.flows:
         for rep in range(args.repeats):
@@ -364,7 +400,7 @@ def main():
                 r = run(args, control, flows)
                 print(json.dumps(r), flush=True)
                 results.append(r)
-                with open(os.path.join(out_dir, "results.json"), "w") as f:
+                with open(store, "w") as f:
                     json.dump(results, f, indent=1)
     write_doc(results, args)
     return 0
