@@ -837,24 +837,23 @@ mtcp_parse_buffer_delta (const guint8 * body, gsize size,
 static GType
 caps_cast_type (const gchar * name, gsize len)
 {
+  /* GStreamer's abbreviations: a fundamental type, or a type's getter */
   static const struct
   {
     const gchar *abbr;
-    GType (*type) (void);
+    GType fundamental;
+    GType (*get_type) (void);
   } abbrs[] = {
-    {"int", NULL}, {"i", NULL}, {"uint", NULL}, {"u", NULL},
-    {"float", NULL}, {"f", NULL}, {"double", NULL}, {"d", NULL},
-    {"boolean", NULL}, {"bool", NULL}, {"b", NULL},
-    {"string", NULL}, {"str", NULL}, {"s", NULL},
-    {"buffer", gst_buffer_get_type}, {"fraction", gst_fraction_get_type},
-    {"date", g_date_get_type}, {"datetime", gst_date_time_get_type},
-    {"bitmask", gst_bitmask_get_type}, {"flagset", gst_flagset_get_type},
-    {"type", g_gtype_get_type}
-  };
-  static const GType fundamentals[] = { G_TYPE_INT, G_TYPE_INT, G_TYPE_UINT,
-    G_TYPE_UINT, G_TYPE_FLOAT, G_TYPE_FLOAT, G_TYPE_DOUBLE, G_TYPE_DOUBLE,
-    G_TYPE_BOOLEAN, G_TYPE_BOOLEAN, G_TYPE_BOOLEAN, G_TYPE_STRING,
-    G_TYPE_STRING, G_TYPE_STRING
+    {"int", G_TYPE_INT}, {"i", G_TYPE_INT}, {"uint", G_TYPE_UINT},
+    {"u", G_TYPE_UINT}, {"float", G_TYPE_FLOAT}, {"f", G_TYPE_FLOAT},
+    {"double", G_TYPE_DOUBLE}, {"d", G_TYPE_DOUBLE},
+    {"boolean", G_TYPE_BOOLEAN}, {"bool", G_TYPE_BOOLEAN},
+    {"b", G_TYPE_BOOLEAN}, {"string", G_TYPE_STRING},
+    {"str", G_TYPE_STRING}, {"s", G_TYPE_STRING},
+    {"buffer", 0, gst_buffer_get_type}, {"fraction", 0, gst_fraction_get_type},
+    {"date", 0, g_date_get_type}, {"datetime", 0, gst_date_time_get_type},
+    {"bitmask", 0, gst_bitmask_get_type}, {"flagset", 0, gst_flagset_get_type},
+    {"type", 0, g_gtype_get_type}
   };
   gchar buf[64];
   GType type, fundamental;
@@ -866,7 +865,7 @@ caps_cast_type (const gchar * name, gsize len)
   buf[len] = '\0';
   for (i = 0; i < G_N_ELEMENTS (abbrs); i++)
     if (strcmp (buf, abbrs[i].abbr) == 0)
-      return abbrs[i].type ? abbrs[i].type () : fundamentals[i];
+      return abbrs[i].get_type ? abbrs[i].get_type () : abbrs[i].fundamental;
   type = g_type_from_name (buf);
   if (type == 0)
     type = gst_dynamic_type_factory_load (buf);
