@@ -5,13 +5,14 @@
 (connections=0) when the path is shared or full, bbr at both ends, a
 4 Mbit/s x264 stream at a 1 s budget:
 
-- shared: a 20 Mbit/s link (40 ms RTT) that twelve bbr iperf3 flows fill
+- shared: a 10 Mbit/s link (40 ms RTT) that twelve bbr iperf3 flows fill
   from before the stream starts. ParS's count for a bbr sink is one
-  connection, which gets a flow's share (1.5 Mbit/s; next to eight flows
-  one bbr connection sometimes took the stream's 4 and nothing was
-  tried); the source puts one more on trial while the sink holds stream
-  back (kept when what arrived rose: the benchmark's figure, as its
-  outcome turns on the flows' luck);
+  connection, which gets about a flow's share (0.8 Mbit/s). On a 20 Mbit/s
+  link (share 1.5) one bbr connection at times took 3.8 of the stream's 4
+  Mbit/s and nothing was tried in 18 s (once in the project's CI; next to
+  eight flows before that); the source puts one more on trial while the
+  sink holds stream back (kept when what arrived rose: the benchmark's
+  figure, as its outcome turns on the flows' luck);
 - full: a 3 Mbit/s link and no one else. A connection more brings
   nothing there; the source tries one, gives it back, and ends with one.
 
@@ -73,7 +74,7 @@ def counts(rows, field):
     return [int(float(r[field])) for r in rows if r.get(field)]
 
 
-shared = run("rate=20mbit,delay=20ms,queue=100p", 12)
+shared = run("rate=10mbit,delay=20ms,queue=100p", 12)
 ready = counts(shared, "n-connections")
 # whether the trial is kept depends on the bulk flows' luck over its 1.5 s
 # (kept in 5 of 6 grid runs, docs/control.md; once in CI it rose less than
