@@ -154,6 +154,7 @@ mtcp_client_free (MtcpClient * client)
   g_clear_object (&client->address);
   g_clear_error (&client->error);
   g_free (client->session_str);
+  g_free (client->last_failure);
   g_free (client->config.host);
   g_free (client->config.passphrase);
   g_free (client->config.local_addresses);
@@ -269,6 +270,8 @@ client_note_failure (MtcpClient * client, const GError * error,
   if (client->connector)
     return;
   client->failures++;
+  g_free (client->last_failure);
+  client->last_failure = g_strdup (error ? error->message : why);
   if (client->caller)
     mtcp_caller_queue_add (client->callers, MTCP_CALLER_DIAL_FAILED, NULL,
         client->address, error ? error->message : why,
@@ -313,7 +316,9 @@ client_close_conn (MtcpClient * client, ClientConn * cc, const gchar * why)
     /* asked for, or a probe into a path still dark */
   } else if (cc->state == CONN_READY && worked) {
     /* a connection that worked for a while is a loss, not a failed try:
-     * replace it at once (a dead sink then fails the next try) */
+     * replace it at once (a dead sink then fails the next try), and the
+     * tries before it count no more */
+    client->failures = 0;
     client->next_open_us = MIN (client->next_open_us, now);
   } else if (cc->state == CONN_HANDSHAKE && client->session_gone
       && !cc->fresh) {
@@ -860,8 +865,10 @@ mtcp_client_pop (MtcpClient * client, MtcpItem * out, GError ** error)
     }
     if (client->all_closed && client->gave_up) {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_CONNECTION_CLOSED,
-          "all connections to %s:%u closed, %u attempts to reconnect failed",
-          client->config.host, client->config.port, client->failures);
+          "all connections to %s:%u closed, %u attempts to reconnect failed "
+          "(the last: %s)", client->config.host, client->config.port,
+          client->failures, client->last_failure ? client->last_failure :
+          "no reason given");
       result = MTCP_POP_ERROR;
       break;
     }

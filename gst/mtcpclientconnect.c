@@ -193,7 +193,9 @@ client_handle_welcome (MtcpClient * client, ClientConn * cc,
     cc->path = welcome.path;
     client->n_paths = MAX (client->n_paths, welcome.n_paths);
   }
-  client->failures = 0;
+  /* failures are not forgotten here but at the first buffer: a sink that
+   * welcomes and then sends what cannot be used (caps refused) would
+   * otherwise be dialled again every 100 ms forever */
   client->all_closed = FALSE;
   GST_INFO ("connection %u joined session %s as %u", cc->index,
       client->session_str, cc->id);

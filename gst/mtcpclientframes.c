@@ -96,7 +96,11 @@ handle_buffer (MtcpClient * client, ClientConn * cc, guint8 type,
     GST_BUFFER_DURATION (buf) = info.duration;
   if (ref != MTCP_TIME_NONE)
     deadline = mtcp_time_map_deadline (client->time_map, ref);
-  cc->buffers_received++;
+  /* a connection's first buffer: the sink is one we can use, a later
+   * failure starts a new count (not each buffer: another connection's
+   * refused joins still back off) */
+  if (cc->buffers_received++ == 0)
+    client->failures = 0;
   client->buffers_received++;
 
   item = g_new0 (MtcpItem, 1);

@@ -108,7 +108,8 @@ struct _MtcpClient {
   guint64 senders_left;         /* listener: senders that came and went */
   gboolean gave_up;             /* and no more reconnects: gaps are final */
   guint failures;               /* connection losses and failed opens in a
-                                 * row */
+                                 * row, until one carries a buffer */
+  gchar *last_failure;          /* why the last of them failed */
   gint64 next_open_us;          /* backoff: no new connection before this */
   GPtrArray *locals;            /* GSocketAddress to bind to, spread evenly */
   /* paths: this end's local addresses, or a calling sink's uplinks; the

@@ -330,6 +330,24 @@ raw_connect_rcvbuf (gint port, gint rcvbuf)
 }
 
 GSocket *
+loopback_listen (guint * port)
+{
+  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  GSocketAddress *addr = g_inet_socket_address_new (lo, 0), *bound;
+  GSocket *listener = g_socket_new (G_SOCKET_FAMILY_IPV4,
+      G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, NULL);
+
+  fail_unless (g_socket_bind (listener, addr, TRUE, NULL));
+  fail_unless (g_socket_listen (listener, NULL));
+  bound = g_socket_get_local_address (listener, NULL);
+  *port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+  g_object_unref (bound);
+  g_object_unref (addr);
+  g_object_unref (lo);
+  return listener;
+}
+
+GSocket *
 raw_connect (gint port)
 {
   return raw_connect_rcvbuf (port, 0);

@@ -95,6 +95,9 @@ void stream_and_check_full (Sender * s, Receiver ** receivers,
 /* @rcvbuf: SO_RCVBUF before connecting, 0 = the kernel's own */
 GSocket *raw_connect_rcvbuf (gint port, gint rcvbuf);
 
+/* A socket listening on an ephemeral loopback port (IPv4), its port in
+ * @port: a hand-driven peer's end */
+GSocket *loopback_listen (guint * port);
 GSocket *raw_connect (gint port);
 
 void raw_send (GSocket * sock, const guint8 * data, gsize size);

@@ -13,6 +13,7 @@
 
 #include "mtcpprotocol.h"
 #include "mtcpauth.h"
+#include "mtcptestutil.h"
 
 #define PASSPHRASE "open sesame"
 
@@ -142,20 +143,9 @@ fake_sink_run (gpointer data)
 static void
 fake_sink_init (FakeSink * fs, FakeMode mode)
 {
-  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  GSocketAddress *addr = g_inet_socket_address_new (lo, 0), *bound;
-
   memset (fs, 0, sizeof (*fs));
   fs->mode = mode;
-  fs->listener = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
-      G_SOCKET_PROTOCOL_TCP, NULL);
-  fail_unless (g_socket_bind (fs->listener, addr, TRUE, NULL));
-  fail_unless (g_socket_listen (fs->listener, NULL));
-  bound = g_socket_get_local_address (fs->listener, NULL);
-  fs->port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
-  g_object_unref (bound);
-  g_object_unref (addr);
-  g_object_unref (lo);
+  fs->listener = loopback_listen (&fs->port);
 }
 
 static GstElement *
@@ -358,21 +348,6 @@ GST_START_TEST (test_receiver_refuses_unproven_second_connection)
 GST_END_TEST;
 
 /* ---- a raw receiver against multitcpsink ---- */
-
-static GSocket *
-raw_connect (guint port)
-{
-  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  GSocketAddress *addr = g_inet_socket_address_new (lo, port);
-  GSocket *sock = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
-      G_SOCKET_PROTOCOL_TCP, NULL);
-
-  fail_unless (g_socket_connect (sock, addr, NULL, NULL));
-  g_socket_set_timeout (sock, 10);
-  g_object_unref (addr);
-  g_object_unref (lo);
-  return sock;
-}
 
 static void
 raw_hello (GSocket * sock, guint8 flags, MtcpHello * hello)

@@ -13,6 +13,7 @@
 #include "mtcpprotocol.h"
 #include "mtcpreorder.h"
 #include "mtcptcpinfo.h"
+#include "mtcptestutil.h"
 
 #define LATENCY_MS 300
 
@@ -46,9 +47,18 @@ read_exact (GSocket * sock, guint8 * data, gsize size)
   }
 }
 
-/* Accepts one connection, checks its HELLO, answers WELCOME. */
+/* Listens on an ephemeral loopback port for a sink of session @sid. */
+static void
+fake_listen (FakeSink * fs, guint8 sid)
+{
+  memset (fs->session_id, sid, sizeof (fs->session_id));
+  fs->listener = loopback_listen (&fs->port);
+}
+
+/* Accepts one connection, checks its HELLO (a JOIN when @expect_join is
+ * 1, a new session when 0, either when -1), answers WELCOME. */
 static GSocket *
-fake_accept (FakeSink * fs, gboolean expect_join)
+fake_accept (FakeSink * fs, gint expect_join)
 {
   GSocket *sock = g_socket_accept (fs->listener, NULL, NULL);
   guint8 buf[MTCP_HELLO_FRAME_SIZE];
@@ -72,14 +82,15 @@ fake_accept (FakeSink * fs, gboolean expect_join)
   read_exact (sock, buf + MTCP_HEADER_SIZE, hdr.length);
   fail_unless (mtcp_parse_hello (buf + MTCP_HEADER_SIZE, hdr.length, &hello,
           &err));
-  fail_unless_equals_int (! !(hello.flags & MTCP_HELLO_FLAG_JOIN),
-      expect_join);
-  if (expect_join)
+  if (expect_join >= 0)
+    fail_unless_equals_int (! !(hello.flags & MTCP_HELLO_FLAG_JOIN),
+        expect_join);
+  if (expect_join == 1)
     fail_unless (memcmp (hello.session_id, fs->session_id,
             MTCP_SESSION_ID_SIZE) == 0);
 
   memcpy (welcome.session_id, fs->session_id, MTCP_SESSION_ID_SIZE);
-  welcome.connection_id = expect_join ? 1 : 0;
+  welcome.connection_id = expect_join == 1 ? 1 : 0;
   welcome.max_frame = MTCP_MAX_FRAME_DEFAULT;
   n = mtcp_write_welcome (out, sizeof (out), &welcome);
   fail_unless (n > 0);
@@ -217,8 +228,6 @@ stat (GstElement * src, const gchar * name)
 GST_START_TEST (test_reorder_gap_late_skip_close_eos)
 {
   FakeSink fs;
-  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  GSocketAddress *addr = g_inet_socket_address_new (lo, 0), *bound;
   GThread *thread;
   GSocket *a, *b;
   GstElement *pipeline, *src, *appsink;
@@ -228,13 +237,7 @@ GST_START_TEST (test_reorder_gap_late_skip_close_eos)
   GstClockTime pts1, pts5;
   gint64 t_before;
 
-  memset (fs.session_id, 0x5a, sizeof (fs.session_id));
-  fs.listener = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
-      G_SOCKET_PROTOCOL_TCP, NULL);
-  fail_unless (g_socket_bind (fs.listener, addr, TRUE, NULL));
-  fail_unless (g_socket_listen (fs.listener, NULL));
-  bound = g_socket_get_local_address (fs.listener, NULL);
-  fs.port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+  fake_listen (&fs, 0x5a);
 
   desc = g_strdup_printf ("multitcpsrc name=src host=127.0.0.1 port=%u "
       "connections=2 latency=%u ! appsink name=out sync=false", fs.port,
@@ -316,9 +319,6 @@ GST_START_TEST (test_reorder_gap_late_skip_close_eos)
   gst_object_unref (appsink);
   gst_object_unref (pipeline);
   g_object_unref (fs.listener);
-  g_object_unref (bound);
-  g_object_unref (addr);
-  g_object_unref (lo);
 }
 
 GST_END_TEST;
@@ -328,8 +328,6 @@ GST_END_TEST;
 GST_START_TEST (test_garbage_from_sink_closes_one_connection)
 {
   FakeSink fs;
-  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  GSocketAddress *addr = g_inet_socket_address_new (lo, 0), *bound;
   GThread *thread;
   GSocket *a, *b;
   GstElement *pipeline, *src, *appsink;
@@ -337,13 +335,7 @@ GST_START_TEST (test_garbage_from_sink_closes_one_connection)
   GstBuffer *buf;
   guint8 tag, junk[64];
 
-  memset (fs.session_id, 0x11, sizeof (fs.session_id));
-  fs.listener = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
-      G_SOCKET_PROTOCOL_TCP, NULL);
-  fail_unless (g_socket_bind (fs.listener, addr, TRUE, NULL));
-  fail_unless (g_socket_listen (fs.listener, NULL));
-  bound = g_socket_get_local_address (fs.listener, NULL);
-  fs.port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+  fake_listen (&fs, 0x11);
 
   desc = g_strdup_printf ("multitcpsrc name=src host=127.0.0.1 port=%u "
       "connections=2 latency=%u ! appsink name=out sync=false", fs.port,
@@ -378,9 +370,6 @@ GST_START_TEST (test_garbage_from_sink_closes_one_connection)
   gst_object_unref (appsink);
   gst_object_unref (pipeline);
   g_object_unref (fs.listener);
-  g_object_unref (bound);
-  g_object_unref (addr);
-  g_object_unref (lo);
 }
 
 GST_END_TEST;
@@ -393,22 +382,11 @@ static GstElement *
 start_two (FakeSink * fs, guint8 sid, GSocket ** a, GSocket ** b,
     GstElement ** src, GstElement ** appsink)
 {
-  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  GSocketAddress *addr = g_inet_socket_address_new (lo, 0), *bound;
   GstElement *pipeline;
   GThread *thread;
   gchar *desc;
 
-  memset (fs->session_id, sid, sizeof (fs->session_id));
-  fs->listener = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
-      G_SOCKET_PROTOCOL_TCP, NULL);
-  fail_unless (g_socket_bind (fs->listener, addr, TRUE, NULL));
-  fail_unless (g_socket_listen (fs->listener, NULL));
-  bound = g_socket_get_local_address (fs->listener, NULL);
-  fs->port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
-  g_object_unref (bound);
-  g_object_unref (addr);
-  g_object_unref (lo);
+  fake_listen (fs, sid);
 
   desc = g_strdup_printf ("multitcpsrc name=src host=127.0.0.1 port=%u "
       "connections=2 latency=%u ! appsink name=out sync=false", fs->port,
@@ -548,6 +526,85 @@ GST_START_TEST (test_skip_flood)
 
 GST_END_TEST;
 
+typedef struct {
+  FakeSink fs;
+  gint served;                  /* connections welcomed, then refused caps */
+  gint stop;
+} RefusingSink;
+
+/* A sink that welcomes every connection, then sends caps the source
+ * refuses (a list: not fixed), and waits for the close. */
+static gpointer
+serve_refused_caps (gpointer data)
+{
+  RefusingSink *rs = data;
+  guint8 junk[256];
+
+  while (!g_atomic_int_get (&rs->stop) && g_atomic_int_get (&rs->served) < 50) {
+    GSocket *sock;
+    if (!g_socket_condition_timed_wait (rs->fs.listener, G_IO_IN,
+            100 * G_TIME_SPAN_MILLISECOND, NULL, NULL))
+      continue;
+    sock = fake_accept (&rs->fs, -1);
+    send_caps (sock, 0, "video/x-test, width=(int){ 1, 2 }");
+    g_atomic_int_inc (&rs->served);
+    while (g_socket_receive (sock, (gchar *) junk, sizeof (junk), NULL,
+            NULL) > 0);
+    g_object_unref (sock);
+  }
+  return NULL;
+}
+
+/* A sink whose caps are refused every time: the source backs off, gives
+ * up after `retry` tries and says why in its error (it redialled every
+ * 100 ms forever before: each WELCOME cleared its count of failures). */
+GST_START_TEST (test_refused_caps_end_in_an_error)
+{
+  RefusingSink rs = { {0}, };
+  GstElement *pipeline;
+  GstBus *bus;
+  GstMessage *msg;
+  GThread *thread;
+  GError *err = NULL;
+  gchar *desc, *debug = NULL;
+
+  fake_listen (&rs.fs, 0x22);
+  thread = g_thread_new ("refusing-sink", serve_refused_caps, &rs);
+
+  desc = g_strdup_printf ("multitcpsrc host=127.0.0.1 port=%u connections=1 "
+      "retry=3 latency=%u ! fakesink", rs.fs.port, LATENCY_MS);
+  pipeline = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  bus = gst_element_get_bus (pipeline);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR,
+      "no error after %d refused connections", g_atomic_int_get (&rs.served));
+  gst_message_parse_error (msg, &err, &debug);
+  GST_INFO ("%d connections; error: %s (%s)", g_atomic_int_get (&rs.served),
+      err->message, debug);
+  /* the reason is the last refusal's */
+  fail_unless (debug && strstr (debug, "CAPS text is not fixed caps"), "%s",
+      debug);
+  /* the first and three more, give or take one in flight */
+  fail_unless (g_atomic_int_get (&rs.served) >= 2 &&
+      g_atomic_int_get (&rs.served) <= 6, "%d connections",
+      g_atomic_int_get (&rs.served));
+
+  g_atomic_int_set (&rs.stop, 1);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  g_thread_join (thread);
+  g_error_free (err);
+  g_free (debug);
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+  g_object_unref (rs.fs.listener);
+}
+
+GST_END_TEST;
+
 static Suite *
 src_reorder_suite (void)
 {
@@ -560,6 +617,7 @@ src_reorder_suite (void)
   tcase_add_test (tc, test_garbage_from_sink_closes_one_connection);
   tcase_add_test (tc, test_extreme_timestamps);
   tcase_add_test (tc, test_skip_flood);
+  tcase_add_test (tc, test_refused_caps_end_in_an_error);
   return s;
 }
 
