@@ -23,16 +23,42 @@ GST_DEBUG_CATEGORY (mtcp_server_transfer_debug);
 /* how often TCP_INFO of a connection under control is read at most */
 #define TRANSFER_READ_US (5 * G_TIME_SPAN_MILLISECOND)
 
+/* server->lock held. What @sess handed to its connections that has not
+ * reached the receiver: queued here, unsent in the kernel, in flight (as of
+ * each connection's last TCP_INFO: at most 5 ms old under the control).
+ * Not a silent connection's: its frames are copied to others, handed
+ * again. */
+static guint64
+session_in_transit (ServerSession * sess)
+{
+  guint64 bytes = 0;
+  guint i;
+
+  for (i = 0; i < sess->conns->len; i++) {
+    const ServerConn *sc = g_ptr_array_index (sess->conns, i);
+    if (sc->silent)
+      continue;
+    bytes += server_conn_unsent_bytes (sc) +
+        (guint64) sc->info.unacked * sc->info.snd_mss;
+  }
+  return bytes;
+}
+
 /* server->lock held. A FEEDBACK's playout buffer, and how much the session
- * had handed out by then. */
+ * had handed out by then: what was on its way is not in the report but
+ * will be there (counted as handed after it, or each round until it
+ * arrives sends the same deficit again). */
 void
 server_transfer_note_feedback (MtcpServer * server, ServerSession * sess,
     const MtcpFeedback * fb, gint64 now)
 {
+  guint64 in_transit = session_in_transit (sess);
+
   sess->playout_known = fb->playout_known;
   sess->playout_bytes = fb->playout_bytes;
   sess->playout_us = now;
-  sess->handed_at_playout = sess->handed_bytes;
+  sess->handed_at_playout = sess->handed_bytes -
+      MIN (in_transit, sess->handed_bytes);
 }
 
 /* The receiver's playout buffer now: its last FEEDBACK (every 100 ms),
@@ -97,19 +123,22 @@ server_transfer_room (MtcpServer * server, ServerConn * sc, gint64 now)
       sc->friendly = mtcp_friendly_new (&server->config.friendly,
           server->media_rate_Bps / n);
     mtcp_friendly_set_rate (sc->friendly, server->media_rate_Bps / n);
-    /* the player holds its latency's worth: keep half of it there, so that
-     * a stall shorter than that (of this machine, not the path) is no
-     * underflow; Eqs. 2-7 alone aim at an RTO's worth */
+    /* the player holds its latency's worth before it starts: keep that
+     * there. Eqs. 2-7 aim at an RTO's worth, half the latency starved
+     * players on netsim where TCP took 5 s to carry the stream again
+     * after a loss (docs/network-friendly.md) */
     mtcp_friendly_set_floor (sc->friendly, server->media_rate_Bps / n *
-        (sess->latency_us / 2) / G_USEC_PER_SEC);
+        sess->latency_us / G_USEC_PER_SEC);
     if (mtcp_friendly_update (sc->friendly, &sc->info,
             session_playout (server, sess, now) / n, now)) {
       const MtcpFriendlyRound *r = mtcp_friendly_round (sc->friendly);
       GST_LOG ("connection %u: apwnd %" G_GUINT64_FORMAT " (rate %.0f B/s, "
           "cl %.1f, b_tgt %.0f of b_ret %.0f b_dup %.0f b_TO %.0f, b_dst "
-          "%.0f, RTT_max %.2f ms)", sc->id, r->apwnd,
+          "%.0f, RTT_max %.2f ms; TCP's cwnd %u, state %u, delivery %"
+          G_GUINT64_FORMAT " B/s)", sc->id, r->apwnd,
           server->media_rate_Bps / n, r->cl, r->b_tgt, r->b_ret, r->b_dup,
-          r->b_to, r->b_dst, r->rtt_max_s * 1e3);
+          r->b_to, r->b_dst, r->rtt_max_s * 1e3, sc->info.snd_cwnd,
+          sc->info.ca_state, sc->info.delivery_rate);
     }
     room = mtcp_friendly_budget (sc->friendly);
   }

@@ -7,8 +7,8 @@
  * the receiver reports what it holds ahead (its playout buffer) and the
  * sink sees it; nothing is lost. How far network-friendly
  * stays ahead is tests/netsim/test_transfer.py's: on loopback the MSS is
- * 64 kB and the RTT 50 us, so its floor of one segment a round (5 ms at
- * least) is 13 MB/s, above any stream here. */
+ * 64 kB and the RTT 50 us, so a round (5 ms at least) that sends at all
+ * sends a whole frame, and the pacing is that coarse. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -107,7 +107,7 @@ GST_START_TEST (test_playout_reported_nothing_lost)
   guint64 total = (guint64) FRAMES * FRAME_BYTES;
 
   /* greedy only: network-friendly's pacing is tests/netsim/test_transfer.py's
-   * (on loopback its floor is above the stream, and one CI run lost 18 of
+   * (on loopback its rounds are coarse, and one CI run lost 18 of
    * 150 frames under it here, not seen on netsim: an open question) */
   run_transfer ("greedy", &greedy);
   GST_INFO ("2 s in: greedy sent %" G_GUINT64_FORMAT " (playout %"

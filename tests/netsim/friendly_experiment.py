@@ -22,13 +22,17 @@ over: from the receivers' start to the last video's last frame (netsim's
 marks for the loss, iperf3's intervals for the bulk flows).
 
     /usr/bin/python3 tests/netsim/friendly_experiment.py [--build DIR]
-        [--flows 1 4 8] [--cc cubic] [--repeats 1] [--add] [--rate 20]
+        [--flows 1 4 8] [--cc cubic] [--sink-cc NAME] [--repeats 1] [--add]
+        [--rate 20]
 
 Writes results/friendly/results.json (results-RATE.json for a --rate other
 than 20), docs/bench/network-friendly-sec4.png (-RATE.png) and the
 matching "Measured" section of docs/network-friendly.md. One process holds the five
 sinks (a video each, its own port), one the five multitcpsrc
-(connections=1: one TCP connection a video, as the paper's).
+(connections=1: one TCP connection a video, as the paper's). --cc is
+the namespaces' congestion control (the bulk flows'); the videos' sockets
+run multitcpsink's own default (bbr) unless --sink-cc names another (a
+row of its own in the table).
 """
 import argparse
 import json
@@ -53,6 +57,8 @@ VIDEOS = 5
 PAPER_PLAYBACK_MBPS = 3.6
 # the paper's video, bytes: the first burst scales to ours
 PAPER_VIDEO_BYTES = 270e6
+# multitcpsink's congestion-control default
+SINK_CC = "bbr"
 HEADING = "## Measured on netsim (Sec. IV, shortened)"
 
 
@@ -92,6 +98,7 @@ def peer(args):
         frame = frame_bytes(args.rate)
         scale = frames * frame / PAPER_VIDEO_BYTES
         rate_scale = FPS * frame * 8 / 1e6 / PAPER_PLAYBACK_MBPS
+        cc = f"congestion-control={args.sink_cc} " if args.sink_cc else ""
         pipes = []
         for i in range(VIDEOS):
             p = Gst.parse_launch(
@@ -100,10 +107,20 @@ def peer(args):
                 f"height={frame_height(args.rate)},framerate=30/1 "
                 f"! multitcpsink name=sink port={5600 + i} sync=false "
                 f"wait-for-connection=true transfer-control={args.control} "
+                f"{cc}"
                 f"burst-scale={scale:.6f} burst-rate-scale={rate_scale:.6f}")
             p.set_state(Gst.State.PLAYING)
             pipes.append(p)
-        time.sleep(args.video_s + args.lead_s + 15)
+        # what the videos' sockets run (the sink falls back to the system's
+        # own without a word where the kernel refuses its default)
+        time.sleep(args.lead_s + 10)
+        ccs = set()
+        for p in pipes:
+            st = p.get_by_name("sink").get_property("stats")
+            for s in st.get_value("sessions") or []:
+                for c in s.get_value("connections") or []:
+                    ccs.add(c.get_value("congestion-control") or "?")
+        time.sleep(args.video_s + 5)
         out = []
         for p in pipes:
             st = p.get_by_name("sink").get_property("stats")
@@ -111,7 +128,8 @@ def peer(args):
                 out.append({"bytes_sent": s.get_value("bytes-sent"),
                             "held": s.get_value("transfer-held")})
             p.set_state(Gst.State.NULL)
-        print(json.dumps({"sender": out}), flush=True)
+        print(json.dumps({"sender": out, "congestion_control": sorted(ccs)}),
+              flush=True)
         return
     frames = int(args.video_s * FPS)
     # netsim's first mark: the videos start; its second when the last
@@ -201,7 +219,9 @@ def run(args, control, flows):
             f"> {out}/bulk.json & "
             f"ip netns exec $NETSIM_NS_A env {env} /usr/bin/python3 {me} "
             f"--role sender --control {control} --video-s {args.video_s} "
-            f"--lead-s {args.lead_s} --rate {args.rate} > {out}/tx.json & "
+            f"--lead-s {args.lead_s} --rate {args.rate} "
+            + (f"--sink-cc {args.sink_cc} " if args.sink_cc else "") +
+            f"> {out}/tx.json & "
             f"sleep {args.lead_s}; "
             f"ip netns exec $NETSIM_NS_B env {env} /usr/bin/python3 {me} "
             f"--role receiver --addr $NETSIM_ADDR_A --video-s {args.video_s} "
@@ -211,6 +231,8 @@ def run(args, control, flows):
              f"queue={queue_packets(args.rate)}p"], script,
             cc=args.cc, timeout=int(bulk_s * 3 + 120))
         rx = json.load(open(f"{out}/rx.json"))["receiver"]
+        sink_cc = ",".join(json.load(open(f"{out}/tx.json"))
+                           .get("congestion_control") or ["?"])
         bulk = json.load(open(f"{out}/bulk.json"))
         udp_rx = json.load(open(f"{out}/udp.json"))
         bulk_start = float(open(f"{out}/bulk_start").read())
@@ -227,7 +249,7 @@ def run(args, control, flows):
         # the queue at either mark moves this by 0.1% of a 60 s run)
         loss = (offered - (m1["ab"] - m0["ab"])) / max(offered, 1)
     return {"control": control, "flows": flows, "cc": args.cc,
-            "rate": args.rate,
+            "sink_cc": sink_cc, "rate": args.rate,
             # the paper's video throughput: bytes over the transfer's time
             "video_mbps": [r["bytes"] * 8 / max(r["transfer_s"] or
                                                 args.video_s, 0.1) / 1e6
@@ -259,11 +281,18 @@ def bulk_over(bulk, t0, t1):
     return got * 8 / max(t1 - t0, 1e-3) / 1e6
 
 
+def label(r):
+    """The control, and the videos' congestion control when not the
+    sink's default (runs before it was recorded ran the default)."""
+    cc = r.get("sink_cc", SINK_CC)
+    return r["control"] if cc == SINK_CC else f"{r['control']}, {cc}"
+
+
 def cells(results):
     """{(control, flows): [runs]} in the order they ran."""
     out = {}
     for r in results:
-        out.setdefault((r["control"], r["flows"]), []).append(r)
+        out.setdefault((label(r), r["flows"]), []).append(r)
     return out
 
 
@@ -327,7 +356,9 @@ def write_doc(results, args):
     text = "\n".join([
         heading(args.rate), "",
         f"`tests/netsim/friendly_experiment.py` ({time.strftime('%Y-%m-%d')}, "
-        f"TCP {args.cc} in both namespaces, the runs per cell in the table; "
+        f"TCP {args.cc} in both namespaces (the bulk flows'), the videos' "
+        f"sockets {SINK_CC} (multitcpsink's default) unless the control "
+        "names another, the runs per cell in the table; "
         "ranges: the spread over the runs): "
         f"a {args.rate:g} Mbit/s bottleneck (10 ms each way, "
         f"{queue_packets(args.rate)}-packet queue), five stored videos of "
@@ -378,6 +409,9 @@ def main():
     ap.add_argument("--controls", nargs="+",
                     default=["greedy", "burst", "network-friendly"])
     ap.add_argument("--cc", default="cubic")
+    ap.add_argument("--sink-cc", default="",
+                    help="the videos' congestion control (multitcpsink's "
+                    "own default when not given)")
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--build", default=os.path.join(TOP, "build"))
     ap.add_argument("--add", action="store_true",
