@@ -588,7 +588,7 @@ server_send_report (MtcpServer * server, ServerConn * sc, gint64 now)
   mtcp_send_queue_session_stats (server->queue, sc->session->qs, &qst);
   memset (&rep, 0, sizeof (rep));
   rep.sink_time_us = now;
-  rep.stream_bitrate = server->stream_bitrate;
+  rep.stream_bitrate = server_transfer_stream_bitrate (server);
   rep.backlog_bytes = qst.backlog_bytes;
   rep.rtt_us = sc->info.rtt_us;
   rep.rttvar_us = sc->info.rttvar_us;

@@ -22,14 +22,15 @@ over: from the receivers' start to the last video's last frame (netsim's
 marks for the loss, iperf3's intervals for the bulk flows).
 
     /usr/bin/python3 tests/netsim/friendly_experiment.py [--build DIR]
-        [--flows 1 4 8] [--cc cubic] [--sink-cc NAME] [--repeats 1] [--add]
-        [--rate 20]
+        [--flows 1 4 8] [--cc cubic] [--sink-cc NAME] [--connections 1]
+        [--repeats 1] [--add] [--rate 20]
 
 Writes results/friendly/results.json (results-RATE.json for a --rate other
 than 20), docs/bench/network-friendly-sec4.png (-RATE.png) and the
 matching "Measured" section of docs/network-friendly.md. One process holds the five
 sinks (a video each, its own port), one the five multitcpsrc
-(connections=1: one TCP connection a video, as the paper's). --cc is
+(connections=1: one TCP connection a video, as the paper's; --connections
+N sets another count, 0 the source's default). --cc is
 the namespaces' congestion control (the bulk flows'); the videos' sockets
 run multitcpsink's own default (bbr) unless --sink-cc names another (a
 row of its own in the table).
@@ -140,10 +141,12 @@ def peer(args):
     srcs = []
     pipes = []
     started = []
+    # 0: the source's own default (5, then ParS's count)
+    count = f"connections={args.connections} " if args.connections else ""
     for i in range(VIDEOS):
         p = Gst.parse_launch(
             f"multitcpsrc name=src host={args.addr} port={5600 + i} "
-            "connections=1 latency=5000 drift-correction=false ! "
+            f"{count}latency=5000 drift-correction=false ! "
             "fakesink sync=true")
         started.append(time.monotonic() - t0)
         p.set_state(Gst.State.PLAYING)
@@ -155,10 +158,14 @@ def peer(args):
     # with the session's reports); its transfer began when it was started
     done = [None] * VIDEOS
     done_bytes = [0] * VIDEOS
+    # each video's ready connections, sampled while it is transferred
+    counts = [[] for _ in range(VIDEOS)]
     while time.monotonic() - t0 < args.video_s + 12 and not all(ended):
         for i, p in enumerate(pipes):
             st = srcs[i].get_property("stats")
             got = st.get_value("bytes-received")
+            if done[i] is None:
+                counts[i].append(st.get_value("n-connections"))
             now = time.monotonic() - t0
             if done[i] is None and \
                     st.get_value("buffers-received") >= frames:
@@ -182,6 +189,8 @@ def peer(args):
                     "transfer_s": (done[i] - started[i])
                     if done[i] is not None else None,
                     "pushed": st.get_value("buffers-pushed"),
+                    "connections": statistics.mean(counts[i] or [0]),
+                    "count_reason": st.get_value("connection-decision"),
                     "marks_wall": marks_wall})
     print(json.dumps({"receiver": out}), flush=True)
     for p in pipes:
@@ -225,6 +234,7 @@ def run(args, control, flows):
             f"sleep {args.lead_s}; "
             f"ip netns exec $NETSIM_NS_B env {env} /usr/bin/python3 {me} "
             f"--role receiver --addr $NETSIM_ADDR_A --video-s {args.video_s} "
+            f"--connections {args.connections} "
             f"--mark-pid $PPID > {out}/rx.json; wait")
         stdout, stats = nstest.run(
             [f"rate={args.rate}mbit,delay=10ms,"
@@ -250,6 +260,9 @@ def run(args, control, flows):
         loss = (offered - (m1["ab"] - m0["ab"])) / max(offered, 1)
     return {"control": control, "flows": flows, "cc": args.cc,
             "sink_cc": sink_cc, "rate": args.rate,
+            "connections_asked": args.connections,
+            "connections": [r.get("connections") for r in rx],
+            "count_reasons": [r.get("count_reason") for r in rx],
             # the paper's video throughput: bytes over the transfer's time
             "video_mbps": [r["bytes"] * 8 / max(r["transfer_s"] or
                                                 args.video_s, 0.1) / 1e6
@@ -282,10 +295,18 @@ def bulk_over(bulk, t0, t1):
 
 
 def label(r):
-    """The control, and the videos' congestion control when not the
-    sink's default (runs before it was recorded ran the default)."""
+    """The control, the videos' congestion control when not the sink's
+    default (runs before it was recorded ran the default), and the
+    connections a video when not one (the paper's; runs before it was
+    recorded ran one)."""
     cc = r.get("sink_cc", SINK_CC)
-    return r["control"] if cc == SINK_CC else f"{r['control']}, {cc}"
+    out = r["control"] if cc == SINK_CC else f"{r['control']}, {cc}"
+    asked = r.get("connections_asked", 1)
+    if asked == 0:
+        out += ", default count"
+    elif asked != 1:
+        out += f", {asked} connections"
+    return out
 
 
 def cells(results):
@@ -412,6 +433,9 @@ def main():
     ap.add_argument("--sink-cc", default="",
                     help="the videos' congestion control (multitcpsink's "
                     "own default when not given)")
+    ap.add_argument("--connections", type=int, default=1,
+                    help="TCP connections a video (the source's "
+                    "`connections`; 0: its default, 5 then ParS's count)")
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--build", default=os.path.join(TOP, "build"))
     ap.add_argument("--add", action="store_true",

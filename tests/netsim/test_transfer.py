@@ -10,7 +10,12 @@ both deliver every frame, and the receiver reports its playout buffer.
 Asserted: both deliver all 300 frames and end; greedy has sent 90% by
 3 s; network-friendly at most 55% by 3 s (3 s of playback plus the 1 s
 latency is 40%; its buffer target on top; 32% in the first run, greedy
-100%) and keeps sending until the end; the sink saw a playout buffer > 0."""
+100%) and keeps sending until the end; the sink saw a playout buffer > 0;
+under network-friendly the stream's rate the sink reports to the receiver
+(what it sizes its connections for) is the playback rate, not how fast the
+file is pushed: within 0.5-1.5 times 4.6 Mbit/s in every report to 8 s
+(it said up to 26 Mbit/s in the first second before stop 57: the file's
+push into the sink's queue)."""
 import json
 import os
 import tempfile
@@ -22,6 +27,7 @@ TOP = os.path.abspath(os.path.join(HERE, "..", ".."))
 BUILD = os.environ.get("MULTITCP_BUILD", os.path.join(TOP, "build"))
 FRAMES = 300
 TOTAL = FRAMES * 160 * 120
+PLAYBACK_BPS = 30 * 160 * 120 * 8
 SECONDS = 16
 
 nstest.require_namespaces()
@@ -78,4 +84,14 @@ for control in ("greedy", "network-friendly"):
                 "network-friendly: at most 55% sent by 3 s")
         sent8 = at(tx, 8.0)["sent"]
         f.check(sent8 > sent3, "network-friendly: still sending at 8 s")
+        told = [r["stream_bitrate"] for r in rx
+                if r.get("t", 99) <= 8 and r.get("stream_bitrate")]
+        print(f"network-friendly: the stream's rate reported, to 8 s: "
+              f"{min(told, default=0)}-{max(told, default=0)} bit/s "
+              f"(playback {PLAYBACK_BPS}); connections "
+              f"{sorted(set(r.get('connections') for r in rx if 't' in r))}")
+        f.check(told and 0.5 * PLAYBACK_BPS <= min(told) and
+                max(told) <= 1.5 * PLAYBACK_BPS,
+                "network-friendly: the playback rate reported as the "
+                "stream's")
 f.exit()

@@ -80,7 +80,9 @@ def receiver(host, port, seconds):
         st = src.get_property("stats")
         print(json.dumps({"t": round(time.monotonic() - t0, 3),
                           "frames": frames[0],
-                          "playout": st.get_value("playout-bytes")}),
+                          "playout": st.get_value("playout-bytes"),
+                          "stream_bitrate": st.get_value("stream-bitrate"),
+                          "connections": st.get_value("n-connections")}),
               flush=True)
         if msg:
             eos = msg.type == Gst.MessageType.EOS
