@@ -1102,7 +1102,12 @@ gst_multi_tcp_sink_render (GstBaseSink * bsink, GstBuffer * buf)
   GST_OBJECT_UNLOCK (self);
   if (G_UNLIKELY (!g_atomic_int_get (&self->encoder_started)))
     start_encoder_control (self);
-  if (wait && !mtcp_server_wait_receiver (self->server))
+  /* a stream that is not live (a file) waits for a receiver whatever the
+   * property: with none it flows through the queue, which keeps only the
+   * newest keyframe for a joiner, and a receiver a moment late starts near
+   * the file's end */
+  if ((wait || !upstream_is_live (self)) &&
+      !mtcp_server_wait_receiver (self->server))
     return GST_FLOW_FLUSHING;
   /* MPEG-TS marks no delta units: joiners and skips would start mid-GOP */
   if (self->ts_keyframes.packet_size > 0) {
@@ -1244,7 +1249,8 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
       g_param_spec_boolean ("wait-for-connection", "Wait for connection",
           "Hold the stream back (render blocks) while no receiver has a "
           "connection, as srtsink's; off (default): buffers go on into the "
-          "queue and a receiver that comes later starts at a keyframe",
+          "queue and a receiver that comes later starts at a keyframe. A "
+          "stream that is not live (a file) is always held back",
           DEFAULT_WAIT_FOR_CONNECTION,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   /**

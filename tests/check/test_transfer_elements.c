@@ -5,7 +5,8 @@
 /* multitcpsink's transfer-control on a non-live upstream (seed 004), on
  * loopback: sent greedily a stored stream runs far ahead of its playback,
  * the receiver reports what it holds ahead (its playout buffer) and the
- * sink sees it; nothing is lost. How far network-friendly
+ * sink sees it; nothing is lost, though the receiver comes after the
+ * file began. How far network-friendly
  * stays ahead is tests/netsim/test_transfer.py's: on loopback the MSS is
  * 64 kB and the RTT 50 us, so a round (5 ms at least) that sends at all
  * sends a whole frame, and the pacing is that coarse. */
@@ -56,6 +57,11 @@ run_transfer (const gchar * control, TransferRun * out)
       GST_STATE_CHANGE_FAILURE);
   g_object_get (sink, "current-port", &port, NULL);
   fail_unless (port > 0);
+  /* the receiver comes a moment after the file began: a stream that is not
+   * live waits for it (before stop 57 the file went through the queue with
+   * no one to take it, and the receiver started at its newest keyframe,
+   * near the end: the "18 of 150 frames lost" of one CI run) */
+  g_usleep (300 * G_TIME_SPAN_MILLISECOND);
 
   /* the receiver renders in time: its playout buffer drains at the
    * stream's rate */
@@ -107,8 +113,7 @@ GST_START_TEST (test_playout_reported_nothing_lost)
   guint64 total = (guint64) FRAMES * FRAME_BYTES;
 
   /* greedy only: network-friendly's pacing is tests/netsim/test_transfer.py's
-   * (on loopback its rounds are coarse, and one CI run lost 18 of
-   * 150 frames under it here, not seen on netsim: an open question) */
+   * (on loopback its rounds are coarse) */
   run_transfer ("greedy", &greedy);
   GST_INFO ("2 s in: greedy sent %" G_GUINT64_FORMAT " (playout %"
       G_GUINT64_FORMAT ", the sink saw %" G_GUINT64_FORMAT ")",
