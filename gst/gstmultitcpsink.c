@@ -1067,17 +1067,25 @@ upstream_is_live (GstMultiTcpSink * self)
 {
   if (self->upstream_live < 0) {
     GstQuery *q = gst_query_new_latency ();
-    gboolean live = FALSE;
+    gboolean live = FALSE, answered;
 
-    if (gst_pad_peer_query (GST_BASE_SINK_PAD (self), q))
+    answered = gst_pad_peer_query (GST_BASE_SINK_PAD (self), q);
+    if (answered)
       gst_query_parse_latency (q, &live, NULL, NULL);
     gst_query_unref (q);
-    self->upstream_live = live ? 1 : 0;
+    self->upstream_live = !answered ? 2 : live ? 1 : 0;
     GST_INFO_OBJECT (self, "upstream is %s: %s", live ? "live" : "not live",
         live ? "sessions that fall behind skip to a keyframe" :
         "the queue bound holds it back");
   }
   return self->upstream_live == 1;
+}
+
+/* Upstream said it is not live (a file): a failed query says nothing. */
+static gboolean
+upstream_said_not_live (GstMultiTcpSink * self)
+{
+  return !upstream_is_live (self) && self->upstream_live == 0;
 }
 
 static GstFlowReturn
@@ -1106,9 +1114,20 @@ gst_multi_tcp_sink_render (GstBaseSink * bsink, GstBuffer * buf)
    * property: with none it flows through the queue, which keeps only the
    * newest keyframe for a joiner, and a receiver a moment late starts near
    * the file's end */
-  if ((wait || !upstream_is_live (self)) &&
-      !mtcp_server_wait_receiver (self->server))
-    return GST_FLOW_FLUSHING;
+  if (wait || upstream_said_not_live (self)) {
+    while (!mtcp_server_wait_receiver (self->server)) {
+      GstFlowReturn ret;
+      gchar *gave_up = mtcp_server_gave_up (self->server);
+      if (gave_up) {
+        g_free (gave_up);
+        return GST_FLOW_ERROR;  /* posted by on_server_warning () */
+      }
+      /* unlocked for PAUSED or a flush: basesink's own wait, then again */
+      ret = gst_base_sink_wait_preroll (bsink);
+      if (ret != GST_FLOW_OK)
+        return ret;
+    }
+  }
   /* MPEG-TS marks no delta units: joiners and skips would start mid-GOP */
   if (self->ts_keyframes.packet_size > 0) {
     gboolean delta = mtcp_ts_keyframes_is_delta (&self->ts_keyframes, buf,
@@ -1121,11 +1140,18 @@ gst_multi_tcp_sink_render (GstBaseSink * bsink, GstBuffer * buf)
         GST_BUFFER_FLAG_UNSET (marked, GST_BUFFER_FLAG_DELTA_UNIT);
     }
   }
-  pushed = mtcp_server_push_buffer (self->server, marked ? marked : buf, pts,
-      dts, GST_BUFFER_DURATION (buf), upstream_is_live (self));
+  /* a stream that is not live waits for room in the queue: unlocked for
+   * PAUSED or a flush, basesink's own wait, then again */
+  while (!(pushed = mtcp_server_push_buffer (self->server, marked ? marked :
+              buf, pts, dts, GST_BUFFER_DURATION (buf),
+              upstream_is_live (self)))) {
+    GstFlowReturn ret = gst_base_sink_wait_preroll (bsink);
+    if (ret != GST_FLOW_OK) {
+      gst_clear_buffer (&marked);
+      return ret;
+    }
+  }
   gst_clear_buffer (&marked);
-  if (!pushed)
-    return GST_FLOW_FLUSHING;
   if (G_UNLIKELY (g_atomic_int_get (&self->path_dark)))
     ask_keyframe_while_dark (self);
   return GST_FLOW_OK;
@@ -1250,7 +1276,8 @@ gst_multi_tcp_sink_class_init (GstMultiTcpSinkClass * klass)
           "Hold the stream back (render blocks) while no receiver has a "
           "connection, as srtsink's; off (default): buffers go on into the "
           "queue and a receiver that comes later starts at a keyframe. A "
-          "stream that is not live (a file) is always held back",
+          "stream whose upstream says it is not live (a file) is always "
+          "held back so, also mid-file",
           DEFAULT_WAIT_FOR_CONNECTION,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   /**

@@ -83,7 +83,7 @@ struct _GstMultiTcpSink {
   /* MPEG-TS: which buffers are keyframes (streaming thread only) */
   MtcpTsKeyframes ts_keyframes;
   guint current_port;
-  gint upstream_live;           /* -1 unknown, 0, 1 */
+  gint upstream_live;           /* -1 unknown, 0, 1, 2: the query failed */
   gint64 last_warning_us;
   GstMultiTcpCallers callers;
   gint gave_up_posted;          /* atomic: a caller gave up, error posted */

@@ -209,7 +209,8 @@ typedef struct {
 
 typedef struct {
   guint64 sink_time_us;         /* sink's monotonic clock, echoed in FEEDBACK */
-  guint64 stream_bitrate;       /* bit/s the sink measures at its input */
+  guint64 stream_bitrate;       /* bit/s at the sink's input (network-friendly:
+                                 * the playback rate) */
   guint64 backlog_bytes;        /* bytes queued for this session, not yet handed out */
   guint32 rtt_us;               /* TCP_INFO of this connection at the sink */
   guint32 rttvar_us;

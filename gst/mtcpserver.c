@@ -958,11 +958,11 @@ mtcp_server_wait_receiver (MtcpServer * server)
     gboolean have = FALSE;
     for (l = server->sessions; l && !have; l = l->next)
       have = ((ServerSession *) l->data)->conns->len > 0;
-    if (have || server->flushing)
+    if (have || server->flushing || server->gave_up)
       break;
     g_cond_wait (&server->cond, &server->lock);
   }
-  flushing = server->flushing;
+  flushing = server->flushing || server->gave_up;
   g_mutex_unlock (&server->lock);
   return !flushing;
 }

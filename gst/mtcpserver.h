@@ -115,7 +115,8 @@ gboolean mtcp_server_push_buffer (MtcpServer * server, GstBuffer * buffer,
     GstClockTime pts, GstClockTime dts, GstClockTime duration,
     gboolean live);
 void mtcp_server_push_eos (MtcpServer * server);
-/* Blocks until a receiver has a connection; FALSE when flushing. */
+/* Blocks until a receiver has a connection; FALSE when flushing or when a
+ * caller gave up dialing. */
 gboolean mtcp_server_wait_receiver (MtcpServer * server);
 /* Wait until every session has written all it was given (EOS), at most
  * @timeout_us. */

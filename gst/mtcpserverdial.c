@@ -60,6 +60,8 @@ server_note_dial_failure (MtcpServer * server, guint path,
         "at %s: %u attempts failed in a row, the last: %s",
         mtcp_connector_describe (server->connector), server->dial_failures,
         why);
+    /* a render waiting for a receiver ends with the error */
+    g_cond_broadcast (&server->cond);
     server_warn (server, "%s", server->gave_up_reason);
     return;
   }

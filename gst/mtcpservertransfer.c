@@ -220,16 +220,16 @@ server_note_media (MtcpServer * server, GstClockTime pts, gsize bytes)
   server->media_bytes = 0;
 }
 
-/* server->lock held. bit/s: under a paced transfer of a stored video, its
+/* server->lock held. bit/s: under network-friendly, a stored video's
  * playback rate once known; otherwise what upstream pushes. A file is
- * pushed as fast as the queue takes it at first, and the receiver sized
- * its connections from that (ParS: sixteen a video where two carry it,
- * docs/network-friendly.md). */
+ * pushed as fast as the queue takes it at first, and the receiver sizes
+ * its connections (and, with window-control=adjust, its windows) from
+ * this. Burst's first burst runs at line rate: not capped by it. */
 guint64
 server_transfer_stream_bitrate (MtcpServer * server)
 {
-  if (server->live || server->config.transfer == MTCP_TRANSFER_GREEDY ||
-      server->media_rate_Bps <= 0)
+  if (server->live || server->config.transfer !=
+      MTCP_TRANSFER_NETWORK_FRIENDLY || server->media_rate_Bps <= 0)
     return server->stream_bitrate;
   return (guint64) (server->media_rate_Bps * 8);
 }

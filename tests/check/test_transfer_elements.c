@@ -133,6 +133,60 @@ GST_START_TEST (test_playout_reported_nothing_lost)
 
 GST_END_TEST;
 
+/* A file waiting for its first receiver can be paused, and played again:
+ * render waits in basesink's own way when unlocked for PAUSED (it returned
+ * FLUSHING before, the source's task stopped and PAUSED never came). */
+GST_START_TEST (test_file_waiting_for_a_receiver_pauses)
+{
+  GstElement *send, *recv, *sink, *fake;
+  GstStateChangeReturn ret;
+  GstBus *bus;
+  GstMessage *msg;
+  gchar *desc;
+  gint port, frames = 0;
+
+  send = gst_parse_launch ("videotestsrc is-live=false num-buffers=30 ! "
+      "video/x-raw,format=GRAY8,width=160,height=120,framerate=30/1 ! "
+      "multitcpsink name=sink port=0 sync=false", NULL);
+  fail_unless (send != NULL);
+  sink = gst_bin_get_by_name (GST_BIN (send), "sink");
+  gst_element_set_state (send, GST_STATE_PLAYING);
+  g_usleep (300 * G_TIME_SPAN_MILLISECOND);
+  gst_element_set_state (send, GST_STATE_PAUSED);
+  ret = gst_element_get_state (send, NULL, NULL, 5 * GST_SECOND);
+  fail_unless_equals_int (ret, GST_STATE_CHANGE_SUCCESS);
+  gst_element_set_state (send, GST_STATE_PLAYING);
+  g_object_get (sink, "current-port", &port, NULL);
+  fail_unless (port > 0);
+
+  desc = g_strdup_printf ("multitcpsrc host=127.0.0.1 port=%d connections=1 "
+      "latency=500 drift-correction=false ! fakesink name=fake sync=false "
+      "signal-handoffs=true", port);
+  recv = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  fake = gst_bin_get_by_name (GST_BIN (recv), "fake");
+  g_signal_connect (fake, "handoff", G_CALLBACK (on_handoff), &frames);
+  gst_element_set_state (recv, GST_STATE_PLAYING);
+  bus = gst_element_get_bus (recv);
+  msg = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
+      "no EOS at the receiver");
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  /* paused before any receiver, the file is still whole */
+  fail_unless_equals_int (g_atomic_int_get (&frames), 30);
+
+  gst_element_set_state (recv, GST_STATE_NULL);
+  gst_element_set_state (send, GST_STATE_NULL);
+  gst_object_unref (fake);
+  gst_object_unref (sink);
+  gst_object_unref (recv);
+  gst_object_unref (send);
+}
+
+GST_END_TEST;
+
 static Suite *
 transfer_elements_suite (void)
 {
@@ -142,6 +196,7 @@ transfer_elements_suite (void)
   tcase_set_timeout (tc, 120);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_playout_reported_nothing_lost);
+  tcase_add_test (tc, test_file_waiting_for_a_receiver_pauses);
   return s;
 }
 
