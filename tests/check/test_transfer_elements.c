@@ -34,13 +34,45 @@ on_handoff (GstElement * sink, GstBuffer * buf, GstPad * pad, gpointer data)
   g_atomic_int_inc ((gint *) data);
 }
 
+/* A multitcpsrc on @port (@props) into a fakesink (@sink_props) that
+ * counts its buffers in @frames; PLAYING. */
+static GstElement *
+receiver_start (gint port, const gchar * props, const gchar * sink_props,
+    gint * frames)
+{
+  gchar *desc = g_strdup_printf ("multitcpsrc name=src host=127.0.0.1 "
+      "port=%d %s drift-correction=false ! fakesink name=fake %s "
+      "signal-handoffs=true", port, props, sink_props);
+  GstElement *recv = gst_parse_launch (desc, NULL), *fake;
+
+  g_free (desc);
+  fail_unless (recv != NULL);
+  fake = gst_bin_get_by_name (GST_BIN (recv), "fake");
+  g_signal_connect (fake, "handoff", G_CALLBACK (on_handoff), frames);
+  gst_object_unref (fake);
+  fail_unless (gst_element_set_state (recv, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  return recv;
+}
+
+static void
+wait_for_eos (GstElement * recv, GstClockTime timeout, const gchar * what)
+{
+  GstBus *bus = gst_element_get_bus (recv);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, timeout,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
+      "%s: no EOS at the receiver", what);
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+}
+
 static void
 run_transfer (const gchar * control, TransferRun * out)
 {
   gchar *desc;
-  GstElement *send, *recv, *sink, *src, *fake;
-  GstBus *bus;
-  GstMessage *msg;
+  GstElement *send, *recv, *sink, *src;
   gint port, frames = 0;
   GstStructure *st = NULL;
   const GValue *sessions;
@@ -65,17 +97,9 @@ run_transfer (const gchar * control, TransferRun * out)
 
   /* the receiver renders in time: its playout buffer drains at the
    * stream's rate */
-  desc = g_strdup_printf ("multitcpsrc name=src host=127.0.0.1 port=%d "
-      "connections=2 latency=1000 drift-correction=false ! "
-      "fakesink name=fake sync=true signal-handoffs=true", port);
-  recv = gst_parse_launch (desc, NULL);
-  g_free (desc);
-  fail_unless (recv != NULL);
+  recv = receiver_start (port, "connections=2 latency=1000", "sync=true",
+      &frames);
   src = gst_bin_get_by_name (GST_BIN (recv), "src");
-  fake = gst_bin_get_by_name (GST_BIN (recv), "fake");
-  g_signal_connect (fake, "handoff", G_CALLBACK (on_handoff), &frames);
-  fail_unless (gst_element_set_state (recv, GST_STATE_PLAYING) !=
-      GST_STATE_CHANGE_FAILURE);
 
   wait_for_connections (sink, 2);
   g_usleep (2 * G_USEC_PER_SEC);
@@ -89,19 +113,12 @@ run_transfer (const gchar * control, TransferRun * out)
   gst_structure_free (st);
   out->playout_at_2s = stats_uint64 (src, "playout-bytes");
 
-  bus = gst_element_get_bus (recv);
-  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
-      "%s: no EOS at the receiver", control);
-  gst_message_unref (msg);
-  gst_object_unref (bus);
+  wait_for_eos (recv, 30 * GST_SECOND, control);
   out->frames = g_atomic_int_get (&frames);
 
   gst_element_set_state (recv, GST_STATE_NULL);
   gst_element_set_state (send, GST_STATE_NULL);
   gst_object_unref (src);
-  gst_object_unref (fake);
   gst_object_unref (sink);
   gst_object_unref (recv);
   gst_object_unref (send);
@@ -138,11 +155,8 @@ GST_END_TEST;
  * FLUSHING before, the source's task stopped and PAUSED never came). */
 GST_START_TEST (test_file_waiting_for_a_receiver_pauses)
 {
-  GstElement *send, *recv, *sink, *fake;
+  GstElement *send, *recv, *sink;
   GstStateChangeReturn ret;
-  GstBus *bus;
-  GstMessage *msg;
-  gchar *desc;
   gint port, frames = 0;
 
   send = gst_parse_launch ("videotestsrc is-live=false num-buffers=30 ! "
@@ -159,27 +173,14 @@ GST_START_TEST (test_file_waiting_for_a_receiver_pauses)
   g_object_get (sink, "current-port", &port, NULL);
   fail_unless (port > 0);
 
-  desc = g_strdup_printf ("multitcpsrc host=127.0.0.1 port=%d connections=1 "
-      "latency=500 drift-correction=false ! fakesink name=fake sync=false "
-      "signal-handoffs=true", port);
-  recv = gst_parse_launch (desc, NULL);
-  g_free (desc);
-  fake = gst_bin_get_by_name (GST_BIN (recv), "fake");
-  g_signal_connect (fake, "handoff", G_CALLBACK (on_handoff), &frames);
-  gst_element_set_state (recv, GST_STATE_PLAYING);
-  bus = gst_element_get_bus (recv);
-  msg = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
-      "no EOS at the receiver");
-  gst_message_unref (msg);
-  gst_object_unref (bus);
+  recv = receiver_start (port, "connections=1 latency=500", "sync=false",
+      &frames);
+  wait_for_eos (recv, 20 * GST_SECOND, "paused before a receiver");
   /* paused before any receiver, the file is still whole */
   fail_unless_equals_int (g_atomic_int_get (&frames), 30);
 
   gst_element_set_state (recv, GST_STATE_NULL);
   gst_element_set_state (send, GST_STATE_NULL);
-  gst_object_unref (fake);
   gst_object_unref (sink);
   gst_object_unref (recv);
   gst_object_unref (send);
