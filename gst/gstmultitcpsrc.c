@@ -845,8 +845,10 @@ gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
           "can change while playing; 0 (default) = 5, then ParS's model, up "
           "to max-connections, once RTT and "
           "loss are known (for a sink on bbr, whose rate loss does not "
-          "bound, as without loss: min-connections), and a "
-          "connection-control goes on from there)",
+          "bound, as without loss: min-connections; otherwise, with fixed "
+          "or share, once more 5 s later, from the loss after the "
+          "connections' slow starts), and a connection-control goes on "
+          "from there)",
           0, 1024, DEFAULT_CONNECTIONS,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));

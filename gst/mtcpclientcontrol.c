@@ -348,7 +348,7 @@ mtcp_client_set_connections (MtcpClient * client, guint connections)
   client->config.connections = connections;
   if (mtcp_control_set_connections (client->control, connections) &&
       client->running) {
-    client->wanted = connections;
+    client->wanted = mtcp_control_wanted (client->control);
     /* sockets and their sources belong to the I/O thread: it does the work;
      * high priority, or a busy stream would starve it */
     mtcp_io_thread_add_idle (&client->io, G_PRIORITY_HIGH,
@@ -412,6 +412,8 @@ client_control_snapshot (MtcpClient * client, gint64 now,
     c->rtt_us = cc->report.rtt_us;
     c->mss = cc->report.snd_mss;
     c->total_retrans = cc->report.total_retrans;
+    c->recovered_retrans = cc->first_recovery.retrans;
+    c->recovered_acked = cc->first_recovery.acked;
     c->bytes_acked = cc->report.bytes_acked;
     c->stream_bitrate = cc->report.stream_bitrate;
     c->rate_ignores_loss = (cc->report.flags &

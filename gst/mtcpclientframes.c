@@ -224,6 +224,9 @@ client_handle_data_frame (MtcpClient * client, ClientConn * cc,
         return FALSE;
       sanitize_report (&cc->report);
       cc->report_us = g_get_monotonic_time ();
+      mtcp_pars_first_recovery_note (&cc->first_recovery,
+          cc->report.total_retrans, cc->report.bytes_acked,
+          cc->report.rtt_us, cc->report_us);
       mtcp_control_note_report (client->control, cc->report.rtt_us, 0);
       note_sender_backlog (client);
       return TRUE;

@@ -19,6 +19,7 @@
 #include "mtcpconnection.h"
 #include "mtcpprotocol.h"
 #include "mtcpauth.h"
+#include "mtcppars.h"
 #include "mtcpplayout.h"
 #include "mtcpreorder.h"
 #include "mtcpiothread.h"
@@ -50,6 +51,8 @@ typedef struct {
   guint index;                  /* ours, for messages */
   MtcpReport report;            /* last REPORT from the sink */
   gint64 report_us;             /* when it arrived, 0 = never */
+  MtcpParsFirstRecovery first_recovery; /* where its loss after the start
+                                         * counts from */
   gint64 heard_us;              /* last time anything arrived on it */
   gint64 heard_since_us;        /* since when it arrives without a silence
                                  * longer than HEARING_GAP_US */

@@ -38,6 +38,8 @@ struct _MtcpControl {
   gboolean control_started;
   gboolean pars_done;
   guint pars_count;             /* ParS's count, before the share trials */
+  gint64 pars_at_us;            /* when it was taken from the loss; 0: not
+                                 * (bbr), or taken again since */
   MtcpShareTrial share_trial;
   guint32 least_rtt_us;         /* the lowest RTT any REPORT gave */
   guint wanted;
@@ -145,20 +147,27 @@ mtcp_control_mean_rtt (const MtcpControlSnapshot * snap, guint * mss)
   return n ? sum / n : 0;
 }
 
-/* Loss as the sink's TCP sees it: retransmitted over sent segments. */
+/* Loss as the sink's TCP sees it: retransmitted over sent segments;
+ * @after_start: from the end of each connection's first recovery, over
+ * the connections that had one (one that never lost a segment may not be
+ * past its slow start, and counting it would bias the rate down). */
 static gdouble
 observed_loss (const MtcpControlSnapshot * snap, guint mss,
-    gdouble * n_segments)
+    gboolean after_start, gdouble * n_segments)
 {
   gdouble retrans = 0, segments = 0;
   guint i;
 
   for (i = 0; i < snap->n_conns; i++) {
     const MtcpControlConn *c = &snap->conns[i];
-    if (c->reported) {
-      retrans += c->total_retrans;
-      segments += (gdouble) c->bytes_acked / mss + c->total_retrans;
-    }
+    guint32 r;
+    if (!c->reported || (after_start && c->total_retrans == 0))
+      continue;
+    r = c->total_retrans - (after_start ? MIN (c->recovered_retrans,
+            c->total_retrans) : 0);
+    retrans += r;
+    segments += (gdouble) (c->bytes_acked - (after_start ?
+            MIN (c->recovered_acked, c->bytes_acked) : 0)) / mss + r;
   }
   *n_segments = segments;
   return segments > 0 ? retrans / segments : 0;
@@ -232,7 +241,7 @@ pars_starting_count (MtcpControl * ctl, const MtcpControlSnapshot * snap,
     GST_INFO ("%s", ctl->count_reason);
     return;
   }
-  loss = observed_loss (snap, mss, &segments);
+  loss = observed_loss (snap, mss, FALSE, &segments);
   if (!mtcp_pars_loss_known (segments, loss * segments))
     return;
   /* the path's RTT, not one our own flows inflated filling a queue: on a
@@ -244,10 +253,58 @@ pars_starting_count (MtcpControl * ctl, const MtcpControlSnapshot * snap,
       MTCP_PARS_PHI_RENO, ctl->fewest, ctl->config.max_connections);
   ctl->pars_count = ctl->wanted;
   ctl->pars_done = TRUE;
+  ctl->pars_at_us = snap->now_us;
   g_snprintf (ctl->count_reason, sizeof (ctl->count_reason),
       "ParS Eq. 19: %.0f bit/s, RTT %.0f ms, loss %.4f -> %u connections",
       ctl->target_Bps * 8, rtt * 1e3, loss, ctl->wanted);
   GST_INFO ("%s (from %.0f segments)", ctl->count_reason, segments);
+}
+
+/* The first count reads the connections' slow starts as the path's loss
+ * and an encoder's start as the stream's rate (docs/control.md): the fixed
+ * count, or the share trials' base, is taken once more from what follows.
+ * Returns TRUE when the count wanted changed. */
+static gboolean
+pars_second_look (MtcpControl * ctl, const MtcpControlSnapshot * snap,
+    gdouble rtt, guint mss)
+{
+  gdouble segments, loss, upper, target;
+  guint n;
+
+  if (ctl->pars_at_us == 0 || ctl->connections != 0 ||
+      (ctl->config.connections != MTCP_CONNECTION_CONTROL_FIXED &&
+          ctl->config.connections != MTCP_CONNECTION_CONTROL_SHARE) ||
+      snap->now_us - ctl->pars_at_us < MTCP_CONTROL_PARS_SECOND_LOOK_US)
+    return FALSE;
+  target = target_rate (ctl, snap);
+  loss = observed_loss (snap, mss, TRUE, &segments);
+  if (target <= 0 || !mtcp_pars_loss_known_well (segments, loss * segments))
+    return FALSE;
+  ctl->pars_at_us = 0;
+  ctl->target_Bps = target;
+  if (ctl->least_rtt_us > 0)
+    rtt = MIN (rtt, ctl->least_rtt_us / 1e6);
+  /* this count stays: too few connections cost the stream, one too many a
+   * little loss */
+  upper = mtcp_pars_loss_upper (segments, loss * segments);
+  n = mtcp_pars_connections (target * 8, rtt, upper, mss, MTCP_PARS_PHI_RENO,
+      ctl->fewest, ctl->config.max_connections);
+  GST_INFO ("ParS Eq. 19 after the start: %.0f bit/s, RTT %.0f ms, loss "
+      "%.4f (%.0f in %.0f segments, at most %.4f) -> %u connections (was %u)",
+      target * 8, rtt * 1e3, loss, loss * segments, segments, upper, n,
+      ctl->pars_count);
+  if (n == ctl->pars_count)
+    return FALSE;
+  ctl->pars_count = n;
+  /* a trial measured against the old count: start over from the new */
+  if (ctl->config.connections == MTCP_CONNECTION_CONTROL_SHARE)
+    mtcp_share_trial_init (&ctl->share_trial, ctl->config.max_connections);
+  ctl->wanted = n;
+  g_snprintf (ctl->count_reason, sizeof (ctl->count_reason),
+      "ParS Eq. 19 after the start: %.0f bit/s, RTT %.0f ms, loss %.4f "
+      "(at most %.4f) -> %u connections", target * 8, rtt * 1e3, loss, upper,
+      n);
+  return TRUE;
 }
 
 /* MULTFRC's IIAD (Eq. 7) averages m RTT samples taken once per round trip
@@ -307,6 +364,10 @@ mtcp_control_tick (MtcpControl * ctl, const MtcpControlSnapshot * snap)
       ctl->interval_start_us = 0;
       return TRUE;
     }
+  }
+  if (pars_second_look (ctl, snap, rtt, mss)) {
+    ctl->interval_start_us = 0;
+    return TRUE;
   }
   interval = c->sampling_interval_ms ? c->sampling_interval_ms / 1000.0 :
       MAX (6 * rtt, 0.1);

@@ -53,6 +53,10 @@ typedef struct {
 
 /* connections=0: the count until ParS has a loss rate (MultiTCP's default) */
 #define MTCP_CONTROL_START_CONNECTIONS 5
+/* connections=0 with a loss-based sink: ParS's count is taken again this
+ * long after the first, from the loss after each connection's first
+ * recovery and the stream's rate by then */
+#define MTCP_CONTROL_PARS_SECOND_LOOK_US (5 * G_USEC_PER_SEC)
 
 /* One connection at a tick, as the sink last reported it. */
 typedef struct {
@@ -64,6 +68,8 @@ typedef struct {
   guint32 mss;
   guint32 total_retrans;
   guint64 bytes_acked;
+  guint32 recovered_retrans;    /* both at the end of its first recovery: */
+  guint64 recovered_acked;      /* the loss after the start counts from there */
   guint64 stream_bitrate;       /* bit/s: the stream's rate at the sink */
   gboolean rate_ignores_loss;   /* the sink's congestion control is bbr */
 } MtcpControlConn;

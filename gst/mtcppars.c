@@ -40,6 +40,41 @@ mtcp_pars_loss_known (gdouble segments, gdouble losses)
       segments >= PARS_MIN_SEGMENTS_LOSSY);
 }
 
+#define PARS_WELL_SEGMENTS 5000
+#define PARS_WELL_LOSSES 30
+
+gboolean
+mtcp_pars_loss_known_well (gdouble segments, gdouble losses)
+{
+  return segments >= PARS_WELL_SEGMENTS || losses >= PARS_WELL_LOSSES;
+}
+
+gdouble
+mtcp_pars_loss_upper (gdouble segments, gdouble losses)
+{
+  if (segments <= 0)
+    return 0;
+  return MIN ((losses + sqrt (MAX (losses, 0) + 1)) / segments, 1);
+}
+
+#define FIRST_RECOVERY_MIN_US G_USEC_PER_SEC
+
+void
+mtcp_pars_first_recovery_note (MtcpParsFirstRecovery * r,
+    guint32 total_retrans, guint64 bytes_acked, guint32 rtt_us,
+    gint64 now_us)
+{
+  if (r->over || total_retrans == 0)
+    return;
+  if (r->since_us == 0)
+    r->since_us = now_us;
+  else if (now_us - r->since_us >= MAX (4 * (gint64) rtt_us,
+          FIRST_RECOVERY_MIN_US))
+    r->over = TRUE;
+  r->retrans = total_retrans;
+  r->acked = bytes_acked;
+}
+
 gboolean
 mtcp_pars_fit_shared_link (guint n_a, gdouble x_a, guint n_b, gdouble x_b,
     gdouble * capacity, gdouble * others)

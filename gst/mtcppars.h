@@ -23,6 +23,35 @@ guint mtcp_pars_connections (gdouble rate_bps, gdouble rtt_s, gdouble loss,
  * segments, or 10 losses in 200. */
 gboolean mtcp_pars_loss_known (gdouble segments, gdouble losses);
 
+/* Enough behind a loss rate that a count from it stays: 30 losses, or
+ * 5 000 segments. */
+gboolean mtcp_pars_loss_known_well (gdouble segments, gdouble losses);
+
+/* The loss rate about one standard deviation above what @losses in
+ * @segments show, (k + sqrt (k + 1)) / segments: errs towards one
+ * connection too many, not one too few. */
+gdouble mtcp_pars_loss_upper (gdouble segments, gdouble losses);
+
+/* A connection's first recovery, its slow start's overshoot (and any
+ * timeouts after it): the first 1 s, or 4 RTTs, from its first REPORT with
+ * a retransmission. A window opening a fixed time after a loss samples
+ * random loss without bias (docs/control.md). */
+typedef struct {
+  gint64 since_us;              /* its first REPORT with a retransmission;
+                                 * 0 = none yet */
+  gboolean over;                /* the marks below are final */
+  guint32 retrans;              /* the sink's retransmissions and */
+  guint64 acked;                /* acknowledged bytes at the REPORT the
+                                 * loss after the start counts from (0: no
+                                 * loss yet, from the connection's start) */
+} MtcpParsFirstRecovery;
+
+/* A REPORT of the connection: its sink's retransmissions and acknowledged
+ * bytes so far, and its RTT. */
+void mtcp_pars_first_recovery_note (MtcpParsFirstRecovery * recovery,
+    guint32 total_retrans, guint64 bytes_acked, guint32 rtt_us,
+    gint64 now_us);
+
 /* Eqs. 1-3, for a shared bottleneck of capacity C carrying M other
  * flows: n connections get X_n = n C / (n + M). From X_a over n_a
  * connections and X_b over n_b > n_a (Eq. 3 is n_a = 1, n_b = 2):

@@ -220,6 +220,162 @@ GST_START_TEST (test_pars_with_loss_and_least_rtt)
 
 GST_END_TEST;
 
+/* Every connection's first recovery ended when the session had @recovered_acked
+ * bytes acknowledged and @recovered_retrans retransmitted; the loss after it
+ * as the control reads it, over *@segments. */
+static gdouble
+trace_report_recovered (Trace * t, guint rtt_ms, guint64 acked,
+    guint retrans, guint64 recovered_acked, guint recovered_retrans,
+    guint64 stream_bps, gdouble * n_segments)
+{
+  gdouble after = 0, segments = 0;
+  guint i;
+
+  trace_report (t, rtt_ms, acked, retrans, stream_bps, FALSE, 0);
+  for (i = 0; i < t->n; i++) {
+    MtcpControlConn *c = &t->conns[i];
+    c->recovered_retrans = recovered_retrans / t->n;
+    c->recovered_acked = recovered_acked / t->n;
+    after += c->total_retrans - c->recovered_retrans;
+    segments += (gdouble) (c->bytes_acked - c->recovered_acked) / 1448 +
+        c->total_retrans - c->recovered_retrans;
+  }
+  if (n_segments)
+    *n_segments = segments;
+  return after / segments;
+}
+
+#define SL_ACKED ((guint64) 1448 * 40000)
+#define SL_RETRANS 752
+#define SL_RECOVERED_ACKED ((guint64) 1448 * 10000)
+#define SL_RECOVERED_RETRANS 480
+
+/* The first count from 20% start loss, an encoder's 6 Mbit/s start; then,
+ * until @seconds after it, a session of 16 that has 40 000 segments
+ * acknowledged and 752 retransmitted, each connection's first recovery
+ * having ended at 10 000 and 480, the stream at 3.69 Mbit/s. Returns the
+ * first count; *after the loss after the start, over *segments. */
+static guint
+trace_second_look (Trace * t, const MtcpControlConfig * c, gdouble seconds,
+    gdouble * after, gdouble * segments)
+{
+  guint started;
+  gint64 end;
+
+  trace_init (t, c, 0);
+  trace_report_recovered (t, 75, (guint64) 1448 * 400, 100,
+      (guint64) 1448 * 400, 100, 6000000, NULL);
+  fail_unless (trace_tick (t, 0));
+  started = mtcp_control_wanted (t->ctl);
+  fail_unless_equals_int (started, mtcp_pars_connections (6000000 * 1.6,
+          0.075, 0.2, 1448, MTCP_PARS_PHI_RENO, 1, 16));
+  fail_unless_equals_int (t->n, 16);
+  end = t->now_us + (gint64) (seconds * G_USEC_PER_SEC);
+  while (t->now_us < end) {
+    *after = trace_report_recovered (t, 75, SL_ACKED, SL_RETRANS,
+        SL_RECOVERED_ACKED, SL_RECOVERED_RETRANS, 3690000, segments);
+    trace_tick (t, 0);
+  }
+  return started;
+}
+
+static guint
+pars_at (gdouble loss)
+{
+  return mtcp_pars_connections (3690000 * 1.6, 0.075, loss, 1448,
+      MTCP_PARS_PHI_RENO, 1, 16);
+}
+
+/* 5 s after the first count, once, from the loss after each connection's
+ * first recovery, its upper bound, and the stream's rate by then */
+GST_START_TEST (test_pars_second_look_after_the_start)
+{
+  MtcpControlConfig c = default_config ();
+  Trace t;
+  guint started, expected;
+  gdouble after = 0, segments = 0, total;
+  gint64 end;
+
+  /* 4.9 s on: the first count holds */
+  started = trace_second_look (&t, &c, 4.9, &after, &segments);
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), started);
+  /* the numbers tell the three readings apart: all the loss, the loss
+   * after the start, its upper bound */
+  total = (gdouble) SL_RETRANS / (SL_ACKED / 1448 + SL_RETRANS);
+  expected = pars_at (mtcp_pars_loss_upper (segments, after * segments));
+  fail_unless (after > 0.0089 && after < 0.0090, "%f", after);
+  fail_unless_equals_int (pars_at (total), 5);
+  fail_unless_equals_int (pars_at (after), 3);
+  fail_unless_equals_int (expected, 4);
+  end = t.now_us + 200 * G_TIME_SPAN_MILLISECOND;
+  while (t.now_us < end) {
+    trace_report_recovered (&t, 75, SL_ACKED, SL_RETRANS,
+        SL_RECOVERED_ACKED, SL_RECOVERED_RETRANS, 3690000, NULL);
+    trace_tick (&t, 0);
+  }
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), expected);
+  fail_unless_equals_int (t.n, expected);
+  fail_unless (strstr (mtcp_control_count_reason (t.ctl),
+          "after the start"));
+  fail_unless (strstr (mtcp_control_count_reason (t.ctl), "loss 0.0090"));
+  /* once: more loss later moves the fixed count no more */
+  trace_report_recovered (&t, 75, (guint64) 1448 * 80000, 8000,
+      SL_RECOVERED_ACKED, SL_RECOVERED_RETRANS, 3690000, NULL);
+  end = t.now_us + 10 * G_USEC_PER_SEC;
+  while (t.now_us < end) {
+    trace_tick (&t, 0);
+    fail_unless_equals_int (mtcp_control_wanted (t.ctl), expected);
+  }
+  mtcp_control_free (t.ctl);
+
+  /* a connection that never lost a segment is left out (it may not be
+   * past its slow start): with it, a million clean segments would give one
+   * connection */
+  trace_second_look (&t, &c, 4.9, &after, &segments);
+  end = t.now_us + 200 * G_TIME_SPAN_MILLISECOND;
+  while (t.now_us < end) {
+    trace_report_recovered (&t, 75, SL_ACKED, SL_RETRANS,
+        SL_RECOVERED_ACKED, SL_RECOVERED_RETRANS, 3690000, NULL);
+    t.conns[15].total_retrans = 0;
+    t.conns[15].recovered_retrans = 0;
+    t.conns[15].recovered_acked = 0;
+    t.conns[15].bytes_acked = (guint64) 1448 * 1000000;
+    trace_tick (&t, 0);
+  }
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl),
+      pars_at (mtcp_pars_loss_upper (15 * 1892, 255)));
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 4);
+  mtcp_control_free (t.ctl);
+
+  /* the user set the count after the first: it stays */
+  trace_second_look (&t, &c, 1, &after, &segments);
+  fail_unless (mtcp_control_set_connections (t.ctl, 7));
+  end = t.now_us + 10 * G_USEC_PER_SEC;
+  while (t.now_us < end) {
+    trace_report_recovered (&t, 75, SL_ACKED, SL_RETRANS,
+        SL_RECOVERED_ACKED, SL_RECOVERED_RETRANS, 3690000, NULL);
+    trace_tick (&t, 0);
+    fail_unless_equals_int (mtcp_control_wanted (t.ctl), 7);
+  }
+  mtcp_control_free (t.ctl);
+
+  /* share: the trials' base, and the count now */
+  c.connections = MTCP_CONNECTION_CONTROL_SHARE;
+  trace_second_look (&t, &c, 5.2, &after, &segments);
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), expected);
+  fail_unless (strstr (mtcp_control_count_reason (t.ctl),
+          "after the start"));
+  mtcp_control_free (t.ctl);
+
+  /* MultiTCP's Alg. 2 owns the count after the first */
+  c.connections = MTCP_CONNECTION_CONTROL_CONGESTION;
+  trace_second_look (&t, &c, 5.2, &after, &segments);
+  fail_if (strstr (mtcp_control_count_reason (t.ctl), "after the start"));
+  mtcp_control_free (t.ctl);
+}
+
+GST_END_TEST;
+
 /* MULTFRC's IIAD: a stable RTT adds connections (inverse increase), a
  * queue building (RTT well over its least) takes them away */
 GST_START_TEST (test_rtt_control_follows_the_queue)
@@ -420,6 +576,7 @@ control_suite (void)
   tcase_add_test (tc, test_no_report_no_decision);
   tcase_add_test (tc, test_pars_without_loss_for_bbr);
   tcase_add_test (tc, test_pars_with_loss_and_least_rtt);
+  tcase_add_test (tc, test_pars_second_look_after_the_start);
   tcase_add_test (tc, test_rtt_control_follows_the_queue);
   tcase_add_test (tc, test_congestion_control_adds_when_short);
   tcase_add_test (tc, test_windows_follow_the_target);

@@ -297,6 +297,67 @@ GST_START_TEST (test_pars_loss_known)
 
 GST_END_TEST;
 
+GST_START_TEST (test_pars_loss_upper)
+{
+  /* enough for a count that stays */
+  fail_if (mtcp_pars_loss_known_well (4999, 29));
+  fail_unless (mtcp_pars_loss_known_well (5000, 0));
+  fail_unless (mtcp_pars_loss_known_well (300, 30));
+  /* 100 losses in 10 000 segments: 1%, and about a tenth more */
+  fail_unless (fabs (mtcp_pars_loss_upper (10000, 100) -
+          (100 + sqrt (101)) / 10000) < 1e-12);
+  fail_unless (mtcp_pars_loss_upper (10000, 100) > 0.011);
+  /* 4 in 1 000: 0.4%, up to 0.62% */
+  fail_unless (fabs (mtcp_pars_loss_upper (1000, 4) - 0.0062361) < 1e-6);
+  /* none seen: not none for sure */
+  fail_unless_equals_float (mtcp_pars_loss_upper (500, 0), 1.0 / 500);
+  fail_unless_equals_float (mtcp_pars_loss_upper (0, 0), 0);
+  fail_unless_equals_float (mtcp_pars_loss_upper (10, 10), 1);
+}
+
+GST_END_TEST;
+
+/* REPORTs every 200 ms: the first recovery is the first second (or 4
+ * RTTs) from the first REPORT that shows a retransmission, whatever the
+ * REPORTs show in it; the loss after it counts from the REPORT that ends
+ * it */
+GST_START_TEST (test_pars_first_recovery)
+{
+  MtcpParsFirstRecovery r = { 0, };
+  gint64 t = 1000000;
+  guint i;
+
+  /* slow start without loss: counted from the start */
+  mtcp_pars_first_recovery_note (&r, 0, 100000, 40000, t);
+  fail_if (r.over);
+  fail_unless (r.retrans == 0 && r.acked == 0);
+  /* the overshoot, a quiet REPORT, a timeout's retransmissions: all in */
+  mtcp_pars_first_recovery_note (&r, 30, 200000, 40000, t += 200000);
+  mtcp_pars_first_recovery_note (&r, 55, 300000, 40000, t += 200000);
+  mtcp_pars_first_recovery_note (&r, 55, 310000, 40000, t += 200000);
+  mtcp_pars_first_recovery_note (&r, 80, 320000, 40000, t += 200000);
+  mtcp_pars_first_recovery_note (&r, 81, 400000, 40000, t += 200000);
+  fail_if (r.over);
+  /* 1 s after the first: over, and counted from here */
+  mtcp_pars_first_recovery_note (&r, 82, 500000, 40000, t += 200000);
+  fail_unless (r.over);
+  fail_unless (r.retrans == 82 && r.acked == 500000);
+  mtcp_pars_first_recovery_note (&r, 90, 900000, 40000, t += 200000);
+  fail_unless (r.retrans == 82 && r.acked == 500000);
+
+  /* at 400 ms RTT, 4 RTTs */
+  memset (&r, 0, sizeof (r));
+  for (i = 0; i < 8; i++)
+    mtcp_pars_first_recovery_note (&r, 2 + i, 1000 * (i + 1), 400000,
+        t + 200000 * i);
+  fail_if (r.over);
+  mtcp_pars_first_recovery_note (&r, 20, 9000, 400000, t + 1600000);
+  fail_unless (r.over);
+  fail_unless (r.retrans == 20 && r.acked == 9000);
+}
+
+GST_END_TEST;
+
 /* ---- share trials: a link of @cap_Bps shared with @others flows that
  * each get as much as one of ours (ParS's Eq. 1), a stream of @stream_Bps;
  * a connection asked for is up at the next interval; the first second
@@ -550,6 +611,8 @@ controllers_suite (void)
   tcase_add_test (tc, test_multfrc_iiad);
   tcase_add_test (tc, test_pars_model);
   tcase_add_test (tc, test_pars_loss_known);
+  tcase_add_test (tc, test_pars_first_recovery);
+  tcase_add_test (tc, test_pars_loss_upper);
   tcase_add_test (tc, test_pars_shared_link_fit);
   tcase_add_test (tc, test_share_trial_joins_a_shared_link);
   tcase_add_test (tc, test_share_trial_leaves_a_full_path);

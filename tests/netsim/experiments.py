@@ -741,7 +741,10 @@ def pars(args):
              "takes the count "
              "from ParS Eq. 19 (phi 1.22) with the loss rate (retransmitted "
              "over sent segments) and RTT of the sink's TCP_INFO and the "
-             "target of 1.6 times the stream's bitrate. Averages over "
+             "target of 1.6 times the stream's bitrate; 5 s later it takes "
+             "it again from the loss after each connection's first recovery "
+             "(its upper bound: the count of losses plus its square root) "
+             "and the stream's rate then. Averages over "
              f"20-{duration} s.", "",
              "| loss | connections | count | delivered (Mbit/s) | of the "
              "stream | buffers late or skipped | decision |",
@@ -757,11 +760,14 @@ def pars(args):
             json.dump(scn, f, indent=1)
         for label, opts in (("1", "connections=1"), ("5", "connections=5"),
                             ("ParS", "connections=0")):
+            if args.only and label not in args.only:
+                continue
             name = f"pars-{loss}-{label}"
             print(f"running {name}", flush=True)
             summary, rows, _ = run_variant(path, name, {
                 "name": name, "receiver": base.format(opts),
-                "receiver_env": {"GST_DEBUG": "multitcpclient:4",
+                "receiver_env": {"GST_DEBUG": "multitcpclient:4,"
+                                 "multitcpcontrol:4",
                                  "GST_DEBUG_NO_COLOR": "1"}})
             sel = [r for r in rows if float(r["time"]) >= 20]
             rate = sum(float(r["delivered_bps"]) for r in sel) / \
@@ -771,16 +777,19 @@ def pars(args):
             bad = summary.get("buffers-late", 0) + summary.get(
                 "buffers-skipped", 0)
             pushed = summary.get("buffers-pushed", 0)
-            reason = ""
+            reasons = []
             log = os.path.join(TOP, "results", name, "processes.log")
             if label == "ParS" and os.path.exists(log):
                 for line in open(log, errors="replace"):
-                    if "ParS Eq. 19" in line:
-                        reason = line.strip().split("ParS", 1)[1][:90]
+                    if "ParS Eq. 19" in line and "connection-decision" \
+                            not in line:
+                        reasons.append("ParS" + line.strip().split(
+                            "ParS", 1)[1][:130])
+            reason = "; then ".join(reasons)
             lines.append(f"| {loss:.0%} | {label} | {count:.1f} | "
                          f"{rate / 1e6:.2f} | {rate / 8e6:.2f} | "
                          f"{int(bad)} of {int(pushed + bad)} | "
-                         f"{'ParS' + reason if reason else ''} |")
+                         f"{reason} |")
     lines.append("")
     write_section(os.path.join(DOCS, "control.md"),
                   "## ParS: the starting count on a lossy path",
@@ -897,7 +906,7 @@ def main():
     ap.add_argument("--reuse", action="store_true",
                     help="tabulate results/ from an earlier run")
     ap.add_argument("--only", nargs="+", metavar="LABEL",
-                    help="fig4udp, fig9: run only these variants "
+                    help="fig4udp, fig9, pars: run only these variants "
                     "(\"5 connections\"; fig9 also by the first word: 1 "
                     "dynamic)")
     ap.add_argument("--both-ways", action="store_true",
