@@ -102,6 +102,9 @@ client_handle_welcome (MtcpClient * client, ClientConn * cc,
          * (listening, a caller that does not know it while the sink is
          * still with us is someone else's) */
         client->session_gone = TRUE;
+      } else if (refuse.code == MTCP_REFUSE_LIMIT && !cc->fresh &&
+          client_count_conns (client, TRUE) > 0) {
+        client_note_sink_limit (client);
       } else if (refuse.code == MTCP_REFUSE_AUTH && client->connector) {
         GST_WARNING ("a calling sink refused our passphrase");
       } else if (refuse.code == MTCP_REFUSE_STREAM_ID) {
@@ -188,6 +191,8 @@ client_handle_welcome (MtcpClient * client, ClientConn * cc,
   }
   cc->id = welcome.connection_id;
   cc->state = CONN_READY;
+  if (client->sink_limit)
+    client_note_sink_limit (client);
   /* a calling sink's uplink: the count is kept per path */
   if (welcome.n_paths > 0) {
     cc->path = welcome.path;

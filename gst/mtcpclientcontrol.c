@@ -42,6 +42,31 @@ client_count_conns (MtcpClient * client, gboolean ready_only)
   return n;
 }
 
+/* client->lock held. The control's count, within what the sink takes (a
+ * dial over its limit is refused again and again). */
+guint
+client_wanted_count (MtcpClient * client)
+{
+  guint n = mtcp_control_wanted (client->control);
+  return client->sink_limit ? MIN (n, client->sink_limit) : n;
+}
+
+/* client->lock held. A join refused for the sink's limit, or a connection
+ * welcomed once one was: the session has at most what it holds now, at
+ * least what it held. */
+void
+client_note_sink_limit (MtcpClient * client)
+{
+  guint had = client->sink_limit;
+
+  client->sink_limit = MAX (client->sink_limit,
+      MAX (client_count_conns (client, TRUE), 1));
+  if (client->sink_limit != had)
+    GST_INFO ("the sink takes at most %u connections in the session",
+        client->sink_limit);
+  client->wanted = client_wanted_count (client);
+}
+
 /* Ask the sink to give this connection nothing more; it closes once the
  * frames it holds are sent, so no buffer is lost or late. */
 static void
@@ -322,7 +347,8 @@ client_open_more_connections (gpointer data)
   if (!client->running)
     return G_SOURCE_REMOVE;     /* stopping */
   g_mutex_lock (&client->lock);
-  client->wanted = mtcp_control_start (client->control);
+  mtcp_control_start (client->control);
+  client->wanted = client_wanted_count (client);
   apply_connection_count (client);
   client_unlock (client);
   return G_SOURCE_REMOVE;
@@ -348,7 +374,7 @@ mtcp_client_set_connections (MtcpClient * client, guint connections)
   client->config.connections = connections;
   if (mtcp_control_set_connections (client->control, connections) &&
       client->running) {
-    client->wanted = mtcp_control_wanted (client->control);
+    client->wanted = client_wanted_count (client);
     /* sockets and their sources belong to the I/O thread: it does the work;
      * high priority, or a busy stream would starve it */
     mtcp_io_thread_add_idle (&client->io, G_PRIORITY_HIGH,
@@ -440,7 +466,7 @@ client_controller_tick (MtcpClient * client, gint64 now)
   GList *l;
 
   if (mtcp_control_tick (client->control, &snap)) {
-    client->wanted = mtcp_control_wanted (client->control);
+    client->wanted = client_wanted_count (client);
     apply_connection_count (client);
   }
   g_free (conns);

@@ -156,7 +156,11 @@ struct _MtcpClient {
 
   /* receiver-driven control: the count and windows (mtcpcontrol.c) */
   MtcpControl *control;
-  guint wanted;                 /* connections the control wants now */
+  guint wanted;                 /* connections the control wants now, within
+                                 * sink_limit */
+  guint sink_limit;             /* the most the sink let the session have
+                                 * since it refused one for its limit; 0 =
+                                 * not known */
 
   MtcpIoThread io;
   gboolean running;
@@ -208,6 +212,8 @@ gboolean client_start_listening (MtcpClient * client, GError ** error);
 /* mtcpclientcontrol.c. client_open_more_connections: an idle callback
  * on the I/O thread, no lock held (it takes it). */
 guint client_count_conns (MtcpClient * client, gboolean ready_only);
+guint client_wanted_count (MtcpClient * client);
+void client_note_sink_limit (MtcpClient * client);
 gint64 client_conn_silence (ClientConn * cc, gint64 now);
 void client_tell_want (MtcpClient * client, gint64 now);
 gboolean client_open_more_connections (gpointer data);
