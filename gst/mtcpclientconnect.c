@@ -103,8 +103,8 @@ client_handle_welcome (MtcpClient * client, ClientConn * cc,
          * still with us is someone else's) */
         client->session_gone = TRUE;
       } else if (refuse.code == MTCP_REFUSE_LIMIT && !cc->fresh &&
-          client_count_conns (client, TRUE) > 0) {
-        client_note_sink_limit (client);
+          client->connector == NULL && client_count_conns (client, TRUE) > 0) {
+        client_note_sink_limit (client, TRUE, g_get_monotonic_time ());
       } else if (refuse.code == MTCP_REFUSE_AUTH && client->connector) {
         GST_WARNING ("a calling sink refused our passphrase");
       } else if (refuse.code == MTCP_REFUSE_STREAM_ID) {
@@ -174,6 +174,7 @@ client_handle_welcome (MtcpClient * client, ClientConn * cc,
     client->reset_discont = TRUE;
     client->session_gone = FALSE;
     client->sessions_started++;
+    client->sink_limit = 0;     /* maybe another sink */
     cc->fresh = FALSE;
     GST_INFO ("started new session %s", client->session_str);
     if (client->connector) {
@@ -191,8 +192,7 @@ client_handle_welcome (MtcpClient * client, ClientConn * cc,
   }
   cc->id = welcome.connection_id;
   cc->state = CONN_READY;
-  if (client->sink_limit)
-    client_note_sink_limit (client);
+  client_note_sink_limit (client, FALSE, 0);
   /* a calling sink's uplink: the count is kept per path */
   if (welcome.n_paths > 0) {
     cc->path = welcome.path;

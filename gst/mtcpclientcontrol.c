@@ -42,29 +42,42 @@ client_count_conns (MtcpClient * client, gboolean ready_only)
   return n;
 }
 
-/* client->lock held. The control's count, within what the sink takes (a
- * dial over its limit is refused again and again). */
-guint
-client_wanted_count (MtcpClient * client)
+/* A refusal can come while the sink still holds connections we closed:
+ * the limit it taught lapses, and the dials ask again. */
+#define SINK_LIMIT_HOLD_US (10 * G_USEC_PER_SEC)
+
+/* client->lock held. Connections to dial up to: client->wanted, within
+ * the sink's limit while what it taught holds (a dial over it is refused
+ * again and again). Retiring goes by client->wanted alone. */
+static guint
+dial_count (MtcpClient * client, gint64 now)
 {
-  guint n = mtcp_control_wanted (client->control);
-  return client->sink_limit ? MIN (n, client->sink_limit) : n;
+  if (client->sink_limit == 0)
+    return client->wanted;
+  if (now - client->sink_limit_us >= SINK_LIMIT_HOLD_US) {
+    client->sink_limit = 0;
+    return client->wanted;
+  }
+  return MIN (client->wanted, client->sink_limit);
 }
 
-/* client->lock held. A join refused for the sink's limit, or a connection
- * welcomed once one was: the session has at most what it holds now, at
- * least what it held. */
+/* client->lock held. A join refused for the sink's limit (@refused), or
+ * one welcomed while a limit holds: the sink takes at least what the
+ * session holds now. */
 void
-client_note_sink_limit (MtcpClient * client)
+client_note_sink_limit (MtcpClient * client, gboolean refused, gint64 now)
 {
   guint had = client->sink_limit;
 
-  client->sink_limit = MAX (client->sink_limit,
-      MAX (client_count_conns (client, TRUE), 1));
+  if (!refused && had == 0)
+    return;
+  client->sink_limit = MAX (had, MAX (client_count_conns (client, TRUE), 1));
+  if (refused)
+    client->sink_limit_us = now;
   if (client->sink_limit != had)
-    GST_INFO ("the sink takes at most %u connections in the session",
-        client->sink_limit);
-  client->wanted = client_wanted_count (client);
+    GST_INFO ("the sink takes %u connections in the session or more: no "
+        "more dials for %d s", client->sink_limit,
+        (gint) (SINK_LIMIT_HOLD_US / G_USEC_PER_SEC));
 }
 
 /* Ask the sink to give this connection nothing more; it closes once the
@@ -275,13 +288,14 @@ static void
 apply_connection_count (MtcpClient * client)
 {
   guint active = client_count_conns (client, FALSE);
+  guint to_dial = dial_count (client, g_get_monotonic_time ());
 
   if (client->n_paths > 1)
     mtcp_control_split (client->wanted, MIN (client->n_paths,
             MTCP_MAX_PATHS), client->path_rate, client->path_want);
   client_tell_want (client, g_get_monotonic_time ());
 
-  while (active < client->wanted) {
+  while (active < to_dial) {
     client_open_connection (client);
     active++;
   }
@@ -347,8 +361,7 @@ client_open_more_connections (gpointer data)
   if (!client->running)
     return G_SOURCE_REMOVE;     /* stopping */
   g_mutex_lock (&client->lock);
-  mtcp_control_start (client->control);
-  client->wanted = client_wanted_count (client);
+  client->wanted = mtcp_control_start (client->control);
   apply_connection_count (client);
   client_unlock (client);
   return G_SOURCE_REMOVE;
@@ -374,7 +387,8 @@ mtcp_client_set_connections (MtcpClient * client, guint connections)
   client->config.connections = connections;
   if (mtcp_control_set_connections (client->control, connections) &&
       client->running) {
-    client->wanted = client_wanted_count (client);
+    client->wanted = mtcp_control_wanted (client->control);
+    client->sink_limit = 0;     /* the user asks: the sink is asked again */
     /* sockets and their sources belong to the I/O thread: it does the work;
      * high priority, or a busy stream would starve it */
     mtcp_io_thread_add_idle (&client->io, G_PRIORITY_HIGH,
@@ -400,7 +414,7 @@ client_keep_connection_count (MtcpClient * client, gint64 now)
       apply_connection_count (client);
     return;
   }
-  if (active < client->wanted && now >= client->next_open_us) {
+  if (active < dial_count (client, now) && now >= client->next_open_us) {
     /* while a fresh session is being opened, the others wait for its id */
     gboolean opening_fresh = FALSE;
     GList *l;
@@ -466,7 +480,7 @@ client_controller_tick (MtcpClient * client, gint64 now)
   GList *l;
 
   if (mtcp_control_tick (client->control, &snap)) {
-    client->wanted = client_wanted_count (client);
+    client->wanted = mtcp_control_wanted (client->control);
     apply_connection_count (client);
   }
   g_free (conns);

@@ -156,11 +156,10 @@ struct _MtcpClient {
 
   /* receiver-driven control: the count and windows (mtcpcontrol.c) */
   MtcpControl *control;
-  guint wanted;                 /* connections the control wants now, within
-                                 * sink_limit */
-  guint sink_limit;             /* the most the sink let the session have
-                                 * since it refused one for its limit; 0 =
-                                 * not known */
+  guint wanted;                 /* connections the control wants now */
+  guint sink_limit;             /* the sink refused a join for its limit:
+                                 * dials stop here; 0 = none known */
+  gint64 sink_limit_us;         /* when it last refused one */
 
   MtcpIoThread io;
   gboolean running;
@@ -212,8 +211,8 @@ gboolean client_start_listening (MtcpClient * client, GError ** error);
 /* mtcpclientcontrol.c. client_open_more_connections: an idle callback
  * on the I/O thread, no lock held (it takes it). */
 guint client_count_conns (MtcpClient * client, gboolean ready_only);
-guint client_wanted_count (MtcpClient * client);
-void client_note_sink_limit (MtcpClient * client);
+void client_note_sink_limit (MtcpClient * client, gboolean refused,
+    gint64 now);
 gint64 client_conn_silence (ClientConn * cc, gint64 now);
 void client_tell_want (MtcpClient * client, gint64 now);
 gboolean client_open_more_connections (gpointer data);
