@@ -1074,7 +1074,8 @@ upstream_is_live (GstMultiTcpSink * self)
       gst_query_parse_latency (q, &live, NULL, NULL);
     gst_query_unref (q);
     self->upstream_live = !answered ? 2 : live ? 1 : 0;
-    GST_INFO_OBJECT (self, "upstream is %s: %s", live ? "live" : "not live",
+    GST_INFO_OBJECT (self, "upstream %s: %s", !answered ?
+        "did not answer the latency query" : live ? "is live" : "is not live",
         live ? "sessions that fall behind skip to a keyframe" :
         "the queue bound holds it back");
   }

@@ -12,6 +12,7 @@
 #include "mtcpmultfrc.h"
 #include "mtcppars.h"
 #include "mtcpsharetrial.h"
+#include "mtcppacedcount.h"
 
 #include <gst/gst.h>
 
@@ -41,6 +42,7 @@ struct _MtcpControl {
   gint64 pars_at_us;            /* when it was taken from the loss; 0: not
                                  * (bbr), or taken again since */
   MtcpShareTrial share_trial;
+  MtcpPacedCount paced_count;
   guint32 least_rtt_us;         /* the lowest RTT any REPORT gave */
   guint wanted;
   gint64 interval_start_us;
@@ -75,6 +77,8 @@ mtcp_control_new (const MtcpControlConfig * config, guint connections,
   ctl->window.measured = -1;
   ctl->mss = DEFAULT_MSS;
   mtcp_share_trial_init (&ctl->share_trial, config->max_connections);
+  mtcp_paced_count_init (&ctl->paced_count, ctl->fewest,
+      config->max_connections);
   return ctl;
 }
 
@@ -202,10 +206,10 @@ starting_count_known (const MtcpControl * ctl)
   return ctl->connections != 0 || ctl->pars_done;
 }
 
-/* Every connection that has reported runs a congestion control whose rate
- * loss does not bound (bbr at the sink). */
+/* Every connection that has reported says so in the gboolean at @offset
+ * of its MtcpControlConn, and one has. */
 static gboolean
-sender_ignores_loss (const MtcpControlSnapshot * snap)
+every_report_says (const MtcpControlSnapshot * snap, glong offset)
 {
   gboolean reported = FALSE;
   guint i;
@@ -213,11 +217,30 @@ sender_ignores_loss (const MtcpControlSnapshot * snap)
   for (i = 0; i < snap->n_conns; i++) {
     if (!snap->conns[i].reported)
       continue;
-    if (!snap->conns[i].rate_ignores_loss)
+    if (!G_STRUCT_MEMBER (gboolean, &snap->conns[i], offset))
       return FALSE;
     reported = TRUE;
   }
   return reported;
+}
+
+/* Every connection runs a congestion control whose rate loss does not
+ * bound (bbr at the sink). */
+static gboolean
+sender_ignores_loss (const MtcpControlSnapshot * snap)
+{
+  return every_report_says (snap, G_STRUCT_OFFSET (MtcpControlConn,
+          rate_ignores_loss));
+}
+
+/* The path's RTT for ParS, not one our own flows inflated filling a
+ * queue: on a link slower than the stream, loss and RTT both come from
+ * that queue, and more flows only fill it further (docs/benchmarks.md,
+ * cellular). */
+static gdouble
+path_rtt (const MtcpControl * ctl, gdouble rtt)
+{
+  return ctl->least_rtt_us > 0 ? MIN (rtt, ctl->least_rtt_us / 1e6) : rtt;
 }
 
 static void
@@ -244,11 +267,7 @@ pars_starting_count (MtcpControl * ctl, const MtcpControlSnapshot * snap,
   loss = observed_loss (snap, mss, FALSE, &segments);
   if (!mtcp_pars_loss_known (segments, loss * segments))
     return;
-  /* the path's RTT, not one our own flows inflated filling a queue: on a
-   * link slower than the stream, loss and RTT both come from that queue,
-   * and more flows only fill it further (docs/benchmarks.md, cellular) */
-  if (ctl->least_rtt_us > 0)
-    rtt = MIN (rtt, ctl->least_rtt_us / 1e6);
+  rtt = path_rtt (ctl, rtt);
   ctl->wanted = mtcp_pars_connections (ctl->target_Bps * 8, rtt, loss, mss,
       MTCP_PARS_PHI_RENO, ctl->fewest, ctl->config.max_connections);
   ctl->pars_count = ctl->wanted;
@@ -282,8 +301,7 @@ pars_second_look (MtcpControl * ctl, const MtcpControlSnapshot * snap,
     return FALSE;
   ctl->pars_at_us = 0;
   ctl->target_Bps = target;
-  if (ctl->least_rtt_us > 0)
-    rtt = MIN (rtt, ctl->least_rtt_us / 1e6);
+  rtt = path_rtt (ctl, rtt);
   /* this count stays: too few connections cost the stream, one too many a
    * little loss */
   upper = mtcp_pars_loss_upper (segments, loss * segments);
@@ -304,6 +322,40 @@ pars_second_look (MtcpControl * ctl, const MtcpControlSnapshot * snap,
       "ParS Eq. 19 after the start: %.0f bit/s, RTT %.0f ms, loss %.4f "
       "(at most %.4f) -> %u connections", target * 8, rtt * 1e3, loss, upper,
       n);
+  return TRUE;
+}
+
+/* The sink paces every connection that reported (a stored stream under
+ * network-friendly). */
+static gboolean
+sender_paces (const MtcpControlSnapshot * snap)
+{
+  return every_report_says (snap, G_STRUCT_OFFSET (MtcpControlConn, paced));
+}
+
+/* connections=0, fixed: a paced stream's count follows its playout buffer
+ * from ParS's first count on (mtcppacedcount.h); the loss of paced
+ * connections does not size them, and ParS's second look is not taken.
+ * Returns TRUE when the count wanted changed. */
+static gboolean
+paced_count_tick (MtcpControl * ctl, const MtcpControlSnapshot * snap)
+{
+  gdouble rate = stream_rate (snap);
+  guint n;
+
+  if (ctl->connections != 0 || !ctl->pars_done ||
+      ctl->config.connections != MTCP_CONNECTION_CONTROL_FIXED ||
+      rate <= 0 || !sender_paces (snap))
+    return FALSE;
+  ctl->pars_at_us = 0;
+  n = mtcp_paced_count_update (&ctl->paced_count, snap->now_us, ctl->wanted,
+      snap->playout_bytes / rate, snap->playout_target_s);
+  if (n == ctl->wanted)
+    return FALSE;
+  ctl->wanted = n;
+  g_strlcpy (ctl->count_reason, ctl->paced_count.reason,
+      sizeof (ctl->count_reason));
+  GST_INFO ("%s -> %u connections", ctl->count_reason, n);
   return TRUE;
 }
 
@@ -365,6 +417,8 @@ mtcp_control_tick (MtcpControl * ctl, const MtcpControlSnapshot * snap)
       return TRUE;
     }
   }
+  if (paced_count_tick (ctl, snap))
+    return TRUE;
   if (pars_second_look (ctl, snap, rtt, mss)) {
     ctl->interval_start_us = 0;
     return TRUE;

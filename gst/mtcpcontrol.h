@@ -72,6 +72,8 @@ typedef struct {
   guint64 recovered_acked;      /* the loss after the start counts from there */
   guint64 stream_bitrate;       /* bit/s: the stream's rate at the sink */
   gboolean rate_ignores_loss;   /* the sink's congestion control is bbr */
+  gboolean paced;               /* the sink paces the stream (REPORT's
+                                 * PACED) */
 } MtcpControlConn;
 
 typedef struct {
@@ -80,6 +82,10 @@ typedef struct {
   guint active;                 /* connections open or opening, not retiring */
   const MtcpControlConn *conns; /* every connection, in the owner's order */
   guint n_conns;
+  guint64 playout_bytes;        /* stream here not yet played (released or
+                                 * waiting in order) */
+  gdouble playout_target_s;     /* what a pacing sink keeps here: the
+                                 * latency */
 } MtcpControlSnapshot;
 
 typedef struct _MtcpControl MtcpControl;

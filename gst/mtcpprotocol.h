@@ -230,6 +230,10 @@ typedef enum {
   /* the connection's congestion control sets its rate from a model of the
    * path (bbr), not from loss: ParS's Eq. 19 does not describe it */
   MTCP_REPORT_RATE_IGNORES_LOSS = 1 << 0,
+  /* the sink paces this session's stored stream to the receiver's playout
+   * buffer (network-friendly) and has more of it to send: what the
+   * connections carry is the pace, not what they could */
+  MTCP_REPORT_PACED = 1 << 1,
 } MtcpReportFlags;
 
 typedef struct {

@@ -276,7 +276,8 @@ void server_session_note_silence (MtcpServer * server, ServerSession * sess,
  * transfer control (G_MAXSIZE: no control; @now 0: read the clock only
  * if a control is on); server_note_media: a buffer's PTS and size, for the
  * playback rate; server_transfer_stream_bitrate: the stream's rate the
- * receiver plans its connections for (REPORT). */
+ * receiver plans its connections for (REPORT); server_transfer_paces: the
+ * control paces the stream at its playback rate (REPORT's PACED). */
 gsize server_transfer_room (MtcpServer * server, ServerConn * sc, gint64 now);
 void server_transfer_sent (MtcpServer * server, ServerConn * sc, gsize bytes);
 gboolean server_on_transfer_timer (gpointer data);
@@ -284,6 +285,7 @@ void server_transfer_note_feedback (MtcpServer * server,
     ServerSession * sess, const MtcpFeedback * fb, gint64 now);
 void server_note_media (MtcpServer * server, GstClockTime pts, gsize bytes);
 guint64 server_transfer_stream_bitrate (MtcpServer * server);
+gboolean server_transfer_paces (MtcpServer * server);
 
 /* mtcpserverrepair.c. server_on_deadline_watch: the I/O thread's timer,
  * no lock held (it takes it). A hedge writes to the session's connections

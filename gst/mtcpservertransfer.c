@@ -220,6 +220,15 @@ server_note_media (MtcpServer * server, GstClockTime pts, gsize bytes)
   server->media_bytes = 0;
 }
 
+/* server->lock held. network-friendly paces a stored stream at its
+ * playback rate (once that is known) */
+gboolean
+server_transfer_paces (MtcpServer * server)
+{
+  return !server->live && server->config.transfer ==
+      MTCP_TRANSFER_NETWORK_FRIENDLY && server->media_rate_Bps > 0;
+}
+
 /* server->lock held. bit/s: under network-friendly, a stored video's
  * playback rate once known; otherwise what upstream pushes. A file is
  * pushed as fast as the queue takes it at first, and the receiver sizes
@@ -228,8 +237,7 @@ server_note_media (MtcpServer * server, GstClockTime pts, gsize bytes)
 guint64
 server_transfer_stream_bitrate (MtcpServer * server)
 {
-  if (server->live || server->config.transfer !=
-      MTCP_TRANSFER_NETWORK_FRIENDLY || server->media_rate_Bps <= 0)
+  if (!server_transfer_paces (server))
     return server->stream_bitrate;
   return (guint64) (server->media_rate_Bps * 8);
 }

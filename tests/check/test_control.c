@@ -24,6 +24,8 @@ typedef struct {
   gint64 now_us;
   guint64 payload;
   guint applied;                /* times the count was to be applied */
+  guint64 playout_bytes;        /* the receiver's playout buffer */
+  gdouble playout_target_s;
   const guint *windows;
   guint n_windows;
 } Trace;
@@ -85,6 +87,8 @@ trace_tick (Trace * t, guint64 delivered)
   snap.active = t->n;
   snap.conns = t->conns;
   snap.n_conns = t->n;
+  snap.playout_bytes = t->playout_bytes;
+  snap.playout_target_s = t->playout_target_s;
   apply = mtcp_control_tick (t->ctl, &snap);
   if (apply) {
     guint wanted = MIN (mtcp_control_wanted (t->ctl), MAX_CONNS), i;
@@ -376,6 +380,74 @@ GST_START_TEST (test_pars_second_look_after_the_start)
 
 GST_END_TEST;
 
+/* A paced stream (REPORT's PACED) whose playout buffer holds: from
+ * ParS's first count on, half as many connections every 5 s the buffer
+ * held; one more as soon as it runs low; no second look. Not for a stream
+ * the sink does not pace, not for a count the user set, not under share. */
+static void
+trace_paced (Trace * t, gdouble seconds, gboolean paced, gdouble buffer_s)
+{
+  gint64 end = t->now_us + (gint64) (seconds * G_USEC_PER_SEC);
+  guint i;
+
+  t->playout_target_s = 5;
+  t->playout_bytes = (guint64) (buffer_s * 3690000 / 8);
+  while (t->now_us < end) {
+    trace_report_recovered (t, 75, SL_ACKED, SL_RETRANS,
+        SL_RECOVERED_ACKED, SL_RECOVERED_RETRANS, 3690000, NULL);
+    for (i = 0; i < t->n; i++)
+      t->conns[i].paced = paced;
+    trace_tick (t, 0);
+  }
+}
+
+GST_START_TEST (test_paced_count_follows_the_buffer)
+{
+  MtcpControlConfig c = default_config ();
+  Trace t;
+  gdouble after, segments;
+
+  trace_second_look (&t, &c, 0.5, &after, &segments);
+  trace_paced (&t, 4.9, TRUE, 4.5);
+  fail_unless_equals_int (t.n, 16);
+  trace_paced (&t, 0.3, TRUE, 4.5);
+  fail_unless_equals_int (t.n, 8);
+  fail_unless (strstr (mtcp_control_count_reason (t.ctl), "held"));
+  trace_paced (&t, 15, TRUE, 4.5);
+  fail_unless_equals_int (t.n, 1);
+  /* no second look meanwhile */
+  fail_if (strstr (mtcp_control_count_reason (t.ctl), "after the start"));
+  /* it runs low: one more at once */
+  trace_paced (&t, 0.1, TRUE, 2);
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 2);
+  fail_unless (strstr (mtcp_control_count_reason (t.ctl), "ran low"));
+  mtcp_control_free (t.ctl);
+
+  /* a stream the sink does not pace: ParS's second count, and it stays */
+  trace_second_look (&t, &c, 5.2, &after, &segments);
+  trace_paced (&t, 40, FALSE, 4.5);
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 4);
+  trace_paced (&t, 5, FALSE, 1);
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 4);
+  mtcp_control_free (t.ctl);
+
+  /* the user's count stays */
+  trace_second_look (&t, &c, 5.2, &after, &segments);
+  fail_unless (mtcp_control_set_connections (t.ctl, 7));
+  trace_paced (&t, 40, TRUE, 4.5);
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 7);
+  mtcp_control_free (t.ctl);
+
+  /* a controller's count stays its own */
+  c.connections = MTCP_CONNECTION_CONTROL_SHARE;
+  trace_second_look (&t, &c, 5.2, &after, &segments);
+  trace_paced (&t, 40, TRUE, 4.5);
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 4);
+  mtcp_control_free (t.ctl);
+}
+
+GST_END_TEST;
+
 /* MULTFRC's IIAD: a stable RTT adds connections (inverse increase), a
  * queue building (RTT well over its least) takes them away */
 GST_START_TEST (test_rtt_control_follows_the_queue)
@@ -577,6 +649,7 @@ control_suite (void)
   tcase_add_test (tc, test_pars_without_loss_for_bbr);
   tcase_add_test (tc, test_pars_with_loss_and_least_rtt);
   tcase_add_test (tc, test_pars_second_look_after_the_start);
+  tcase_add_test (tc, test_paced_count_follows_the_buffer);
   tcase_add_test (tc, test_rtt_control_follows_the_queue);
   tcase_add_test (tc, test_congestion_control_adds_when_short);
   tcase_add_test (tc, test_windows_follow_the_target);

@@ -10,6 +10,7 @@
 #include "mtcpmultfrc.h"
 #include "mtcppars.h"
 #include "mtcpsharetrial.h"
+#include "mtcppacedcount.h"
 
 #include <math.h>
 #include <string.h>
@@ -411,6 +412,98 @@ share_sim_run (ShareSim * sim, gdouble seconds, gdouble cap_Bps,
  * Mbit/s, two 3.4, three serve the stream: two trials, both kept. The
  * flows leave: after long enough served the added connections are given
  * back, one at a time. */
+/* @seconds of a buffer at @buffer_s of 5 s, ticks of 100 ms; returns the
+ * count, *moves how many times it moved */
+static guint
+paced_run (MtcpPacedCount * pc, gint64 * now, guint count, gdouble seconds,
+    gdouble buffer_s, guint * moves)
+{
+  gint64 end = *now + (gint64) (seconds * G_USEC_PER_SEC);
+
+  *moves = 0;
+  while (*now < end) {
+    guint n;
+    *now += 100 * G_TIME_SPAN_MILLISECOND;
+    n = mtcp_paced_count_update (pc, *now, count, buffer_s, 5);
+    *moves += n != count;
+    count = n;
+  }
+  return count;
+}
+
+typedef struct {
+  gdouble seconds, buffer_s;
+  guint count, moves;           /* after it */
+  const gchar *reason;          /* in the last decision, if not NULL */
+} PacedStep;
+
+/* From @count, each step in turn */
+static void
+paced_steps (guint fewest, guint most, guint count, const PacedStep * steps,
+    guint n_steps)
+{
+  MtcpPacedCount pc;
+  gint64 now = 1000 * G_USEC_PER_SEC;
+  guint i, moves;
+
+  mtcp_paced_count_init (&pc, fewest, most);
+  for (i = 0; i < n_steps; i++) {
+    count = paced_run (&pc, &now, count, steps[i].seconds, steps[i].buffer_s,
+        &moves);
+    fail_unless (count == steps[i].count && moves == steps[i].moves,
+        "step %u: %u connections after %u moves, not %u after %u", i, count,
+        moves, steps[i].count, steps[i].moves);
+    fail_unless (steps[i].reason == NULL || strstr (pc.reason,
+            steps[i].reason), "step %u: %s", i, pc.reason);
+  }
+}
+
+GST_START_TEST (test_paced_count_follows_the_buffer)
+{
+  /* a transfer's start fills the buffer: nothing moves; held at 4.5 s of
+   * 5: half as many every 5 s, down to the fewest; short of its target
+   * and not refilling: one more every 10 s; held again: the hold starts
+   * over */
+  const PacedStep cut[] = {
+    {30, 1.0, 8, 0, NULL},
+    {4.8, 4.5, 8, 0, NULL},
+    {0.3, 4.5, 4, 1, "with 8 connections: 4"},
+    {5, 4.5, 2, 1, NULL},
+    {5, 4.5, 1, 1, NULL},
+    {60, 4.5, 1, 0, NULL},
+    {9.8, 3.0, 1, 0, NULL},
+    {0.3, 3.0, 2, 1, "does not refill"},
+    {10, 3.0, 3, 1, NULL},
+    {4.8, 4.5, 3, 0, NULL},
+  };
+  /* low: one more at once, the next 2 s later, at most the most */
+  const PacedStep low[] = {
+    {1, 4.5, 2, 0, NULL},
+    {0.1, 2.0, 3, 1, "ran low"},
+    {1.8, 2.0, 3, 0, NULL},
+    {0.3, 2.0, 4, 1, NULL},
+    {30, 0.5, 6, 2, NULL},
+  };
+  /* one taken back within a minute of a cut: the next cut waits 10 s */
+  const PacedStep regret[] = {
+    {5.2, 4.5, 2, 1, NULL},
+    {0.2, 1.0, 3, 1, NULL},
+    {2.5, 1.0, 4, 1, NULL},
+    {9.7, 4.5, 4, 0, NULL},
+    {0.5, 4.5, 2, 1, "held 10 s"},
+  };
+  MtcpPacedCount pc;
+
+  paced_steps (1, 8, 8, cut, G_N_ELEMENTS (cut));
+  paced_steps (1, 6, 2, low, G_N_ELEMENTS (low));
+  paced_steps (1, 6, 4, regret, G_N_ELEMENTS (regret));
+  /* no target: nothing moves */
+  mtcp_paced_count_init (&pc, 1, 6);
+  fail_unless_equals_int (mtcp_paced_count_update (&pc, 1, 4, 0, 0), 4);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_share_trial_joins_a_shared_link)
 {
   ShareSim sim;
@@ -614,6 +707,7 @@ controllers_suite (void)
   tcase_add_test (tc, test_pars_first_recovery);
   tcase_add_test (tc, test_pars_loss_upper);
   tcase_add_test (tc, test_pars_shared_link_fit);
+  tcase_add_test (tc, test_paced_count_follows_the_buffer);
   tcase_add_test (tc, test_share_trial_joins_a_shared_link);
   tcase_add_test (tc, test_share_trial_leaves_a_full_path);
   tcase_add_test (tc, test_share_trial_keeps_one_that_serves);
