@@ -175,6 +175,7 @@ client_handle_welcome (MtcpClient * client, ClientConn * cc,
     client->session_gone = FALSE;
     client->sessions_started++;
     client->sink_limit = 0;     /* maybe another sink */
+    client->sink_max_connections = 0;
     cc->fresh = FALSE;
     GST_INFO ("started new session %s", client->session_str);
     if (client->connector) {
@@ -192,6 +193,8 @@ client_handle_welcome (MtcpClient * client, ClientConn * cc,
   }
   cc->id = welcome.connection_id;
   cc->state = CONN_READY;
+  if (welcome.max_connections > 0)
+    client->sink_max_connections = welcome.max_connections;
   client_note_sink_limit (client, FALSE, 0);
   /* a calling sink's uplink: the count is kept per path */
   if (welcome.n_paths > 0) {
@@ -643,6 +646,7 @@ client_connect_first (MtcpClient * client, GCancellable * cancellable,
   memcpy (client->session_id, welcome.session_id, MTCP_SESSION_ID_SIZE);
   client->session_str = mtcp_session_id_to_string (welcome.session_id);
   client->sessions_started++;
+  client->sink_max_connections = welcome.max_connections;
   cc->id = welcome.connection_id;
   cc->state = CONN_READY;
   g_socket_set_timeout (mtcp_connection_get_socket (cc->conn), 0);

@@ -47,18 +47,23 @@ client_count_conns (MtcpClient * client, gboolean ready_only)
 #define SINK_LIMIT_HOLD_US (10 * G_USEC_PER_SEC)
 
 /* client->lock held. Connections to dial up to: client->wanted, within
- * the sink's limit while what it taught holds (a dial over it is refused
- * again and again). Retiring goes by client->wanted alone. */
+ * the sink's max-connections its WELCOME said and the limit its refusals
+ * taught while that holds (a dial over either is refused again and
+ * again). Retiring goes by client->wanted alone. */
 static guint
 dial_count (MtcpClient * client, gint64 now)
 {
+  guint most = client->wanted;
+
+  if (client->sink_max_connections > 0)
+    most = MIN (most, client->sink_max_connections);
   if (client->sink_limit == 0)
-    return client->wanted;
+    return most;
   if (now - client->sink_limit_us >= SINK_LIMIT_HOLD_US) {
     client->sink_limit = 0;
-    return client->wanted;
+    return most;
   }
-  return MIN (client->wanted, client->sink_limit);
+  return MIN (most, client->sink_limit);
 }
 
 /* client->lock held. A join refused for the sink's limit (@refused), or

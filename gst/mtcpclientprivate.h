@@ -160,6 +160,8 @@ struct _MtcpClient {
   guint sink_limit;             /* the sink refused a join for its limit:
                                  * dials stop here; 0 = none known */
   gint64 sink_limit_us;         /* when it last refused one */
+  guint sink_max_connections;   /* the sink's per session, as its WELCOME
+                                 * said; 0 = not said */
 
   MtcpIoThread io;
   gboolean running;

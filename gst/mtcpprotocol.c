@@ -214,11 +214,14 @@ mtcp_write_welcome (guint8 * out, gsize out_size, const MtcpWelcome * welcome)
   guint8 *b = out + MTCP_HEADER_SIZE;
   gsize id_tail = stream_id_tail_size (welcome->stream_id);
   gsize body;
+  /* the path follows the stream id, which is then there even if empty,
+   * and the sink's limit follows the path (0, 0 when it names none) */
+  gboolean limit = welcome->max_connections > 0;
+  gboolean path = welcome->n_paths > 0 || limit;
 
-  /* the path follows the stream id, which is then there even if empty */
-  if (welcome->n_paths > 0 && id_tail == 0)
+  if (path && id_tail == 0)
     id_tail = 2;
-  body = WELCOME_BODY + id_tail + (welcome->n_paths > 0 ? 2 : 0);
+  body = WELCOME_BODY + id_tail + (path ? 2 : 0) + (limit ? 2 : 0);
   if (out_size < MTCP_HEADER_SIZE + body)
     return 0;
   mtcp_write_header (out, MTCP_FRAME_WELCOME, 0, body);
@@ -231,10 +234,12 @@ mtcp_write_welcome (guint8 * out, gsize out_size, const MtcpWelcome * welcome)
   if (id_tail > 0)
     put_u16 (b + WELCOME_BODY, 0);
   put_stream_id_tail (b + WELCOME_BODY, welcome->stream_id);
-  if (welcome->n_paths > 0) {
-    b[WELCOME_BODY + id_tail] = welcome->path;
+  if (path) {
+    b[WELCOME_BODY + id_tail] = welcome->n_paths > 0 ? welcome->path : 0;
     b[WELCOME_BODY + id_tail + 1] = welcome->n_paths;
   }
+  if (limit)
+    put_u16 (b + WELCOME_BODY + id_tail + 2, welcome->max_connections);
   return MTCP_HEADER_SIZE + body;
 }
 
@@ -682,6 +687,7 @@ mtcp_parse_welcome (const guint8 * body, gsize size, MtcpWelcome * out,
   out->connection_id = get_u32 (body + 24);
   out->max_frame = get_u32 (body + 28);
   out->path = out->n_paths = 0;
+  out->max_connections = 0;
   if (!get_stream_id_tail ("WELCOME", body, size, WELCOME_BODY,
           out->stream_id, error))
     return FALSE;
@@ -697,6 +703,8 @@ mtcp_parse_welcome (const guint8 * body, gsize size, MtcpWelcome * out,
               "%d)", out->path, out->n_paths, MTCP_MAX_PATHS);
         return FALSE;
       }
+      if (size >= end + 4)
+        out->max_connections = get_u16 (body + end + 2);
     }
   }
   return TRUE;

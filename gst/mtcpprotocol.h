@@ -145,6 +145,7 @@ typedef struct {
   gchar stream_id[MTCP_STREAM_ID_MAX + 1];      /* a calling sink's; "" */
   guint8 path;                  /* a calling sink's uplink it dialed from, */
   guint8 n_paths;               /* of these; 0: it does not say */
+  guint16 max_connections;      /* the sink's per session; 0: not said */
 } MtcpWelcome;
 
 /* receiver -> calling sink: connections wanted in the session, and per
@@ -298,10 +299,10 @@ gboolean mtcp_bytes_equal_ct (const void *a, const void *b, gsize n);
 /* Sizes callers need for their stack buffers. */
 #define MTCP_HELLO_FRAME_SIZE    (MTCP_HEADER_SIZE + 28)
 #define MTCP_WELCOME_FRAME_SIZE  (MTCP_HEADER_SIZE + 32)
-/* with the longest stream id */
+/* with the longest stream id (WELCOME: and its path and limit) */
 #define MTCP_HELLO_FRAME_MAX     (MTCP_HELLO_FRAME_SIZE + 2 + MTCP_STREAM_ID_MAX)
 #define MTCP_WELCOME_FRAME_MAX   (MTCP_WELCOME_FRAME_SIZE + 2 + \
-    MTCP_STREAM_ID_MAX + 2)
+    MTCP_STREAM_ID_MAX + 2 + 2)
 #define MTCP_BUFFER_HEAD_SIZE    (MTCP_HEADER_SIZE + MTCP_BUFFER_INFO_SIZE)
 #define MTCP_EOS_FRAME_SIZE      (MTCP_HEADER_SIZE + 8)
 #define MTCP_SKIP_FRAME_SIZE     (MTCP_HEADER_SIZE + 16)

@@ -326,6 +326,8 @@ admit (MtcpServer * server, ServerConn * sc, const MtcpHello * hello)
   welcome.path = sc->path;
   welcome.n_paths = server->config.caller && server->n_paths > 1 ?
       server->n_paths : 0;
+  /* a receiver that asks more would be refused the rest */
+  welcome.max_connections = MIN (server->config.max_connections, G_MAXUINT16);
   mtcp_connection_queue (sc->conn, mtcp_out_frame_new_welcome (&welcome));
   GST_INFO ("connection %u from %s joins session %s (%u connections, "
       "congestion control %s, %s heads)", sc->id,

@@ -127,15 +127,21 @@ GST_START_TEST (test_stream_id_tail)
 
   memset (w.stream_id, 'x', MTCP_STREAM_ID_MAX);
   w.stream_id[MTCP_STREAM_ID_MAX] = 0;
-  /* the most: the longest id and a calling sink's path */
+  /* the most: the longest id, a calling sink's path and its limit */
   w.path = 1;
   w.n_paths = 2;
+  w.max_connections = 16;
   n = mtcp_write_welcome (out, sizeof (out), &w);
   fail_unless_equals_int (n, MTCP_WELCOME_FRAME_MAX);
   fail_unless (mtcp_parse_welcome (out + 8, n - 8, &wback, &err));
   fail_unless_equals_int (strlen (wback.stream_id), MTCP_STREAM_ID_MAX);
+  fail_unless_equals_int (wback.max_connections, 16);
+  fail_unless (MTCP_WELCOME_FRAME_MAX - MTCP_HEADER_SIZE <=
+      MTCP_MAX_HANDSHAKE_BODY);
   fail_unless (mtcp_parse_welcome (out + 8, 32, &wback, &err));
   fail_unless_equals_string (wback.stream_id, "");
+  fail_unless_equals_int (wback.max_connections, 0);
+  w.max_connections = 0;
 }
 
 GST_END_TEST;
@@ -490,6 +496,24 @@ GST_START_TEST (test_control_frames_roundtrip)
     fail_if (mtcp_parse_welcome (out + 8, n - 8, &pback, &err));
     g_free (err);
     err = NULL;
+    /* the sink's limit after the path, 0, 0 when it names none; an older
+     * receiver reads the path's two bytes as no paths and stops there */
+    memset (&pw, 0, sizeof (pw));
+    pw.max_connections = 300;
+    n = mtcp_write_welcome (out, sizeof (out), &pw);
+    fail_unless_equals_int (n, MTCP_WELCOME_FRAME_SIZE + 2 + 2 + 2);
+    fail_unless (mtcp_parse_welcome (out + 8, n - 8, &pback, &err));
+    fail_unless (pback.path == 0 && pback.n_paths == 0);
+    fail_unless_equals_int (pback.max_connections, 300);
+    fail_unless (mtcp_parse_welcome (out + 8, n - 10, &pback, &err));
+    fail_unless_equals_int (pback.max_connections, 0);
+    /* with a path too */
+    pw.path = 1;
+    pw.n_paths = 3;
+    n = mtcp_write_welcome (out, sizeof (out), &pw);
+    fail_unless (mtcp_parse_welcome (out + 8, n - 8, &pback, &err));
+    fail_unless (pback.path == 1 && pback.n_paths == 3 &&
+        pback.max_connections == 300);
   }
 
   memset (w.session_id, 0xab, 16);
