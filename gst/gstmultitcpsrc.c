@@ -847,10 +847,12 @@ gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
           "loss are known (for a sink on bbr, whose rate loss does not "
           "bound, as without loss: min-connections; otherwise, with fixed "
           "or share, once more 5 s later, from the loss after the "
-          "connections' slow starts; with fixed, for a stored stream the "
-          "sink paces (network-friendly), from the playout buffer: half as "
-          "many after 5 s it held, one more when it runs low), and a "
-          "connection-control goes on from there)",
+          "connections' slow starts), and a connection-control goes on "
+          "from there; with fixed, a stored stream the sink paces "
+          "(network-friendly) gets its count from the playout buffer the "
+          "sink keeps: half as many after it held 80% of the latency's "
+          "worth for 5 s, one more when it is below half or short for "
+          "10 s)",
           0, 1024, DEFAULT_CONNECTIONS,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));

@@ -464,17 +464,14 @@ client_control_snapshot (MtcpClient * client, gint64 now,
     c->rate_ignores_loss = (cc->report.flags &
         MTCP_REPORT_RATE_IGNORES_LOSS) != 0;
     c->paced = (cc->report.flags & MTCP_REPORT_PACED) != 0;
+    c->paced_low = (cc->report.flags & MTCP_REPORT_PACED_LOW) != 0;
+    c->paced_held = (cc->report.flags & MTCP_REPORT_PACED_HELD) != 0;
   }
   snap->now_us = now;
   snap->payload_bytes = client->payload_received;
   snap->active = client_count_conns (client, FALSE);
   snap->conns = conns;
   snap->n_conns = n;
-  snap->playout_bytes = mtcp_playout_bytes (client->playout,
-      (GstClockTime) now * GST_USECOND) +
-      mtcp_reorder_in_order_bytes (client->reorder);
-  snap->playout_target_s = GST_CLOCK_TIME_IS_VALID (client->config.latency) ?
-      client->config.latency / (gdouble) GST_SECOND : 0;
   return conns;
 }
 

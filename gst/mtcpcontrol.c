@@ -43,6 +43,9 @@ struct _MtcpControl {
                                  * (bbr), or taken again since */
   MtcpShareTrial share_trial;
   MtcpPacedCount paced_count;
+  gboolean paced;               /* the paced count ran at the last tick */
+  guint64 paced_bytes;          /* payload at the last tick that saw more */
+  gint64 paced_heard_us;        /* when that was */
   guint32 least_rtt_us;         /* the lowest RTT any REPORT gave */
   guint wanted;
   gint64 interval_start_us;
@@ -333,24 +336,65 @@ sender_paces (const MtcpControlSnapshot * snap)
   return every_report_says (snap, G_STRUCT_OFFSET (MtcpControlConn, paced));
 }
 
-/* connections=0, fixed: a paced stream's count follows its playout buffer
- * from ParS's first count on (mtcppacedcount.h); the loss of paced
- * connections does not size them, and ParS's second look is not taken.
- * Returns TRUE when the count wanted changed. */
+/* the path is dark when nothing arrived for this long: a paced sink sends
+ * its playback rate every round */
+#define PACED_DARK_US (1 * G_USEC_PER_SEC)
+
+/* The playout buffer a pacing sink keeps, as its newest REPORTs say:
+ * low on any connection, held on all. */
+static MtcpPacedBuffer
+paced_buffer (const MtcpControlSnapshot * snap)
+{
+  gboolean held = TRUE;
+  guint i;
+
+  for (i = 0; i < snap->n_conns; i++) {
+    if (!snap->conns[i].reported)
+      continue;
+    if (snap->conns[i].paced_low)
+      return MTCP_PACED_BUFFER_LOW;
+    held = held && snap->conns[i].paced_held;
+  }
+  return held ? MTCP_PACED_BUFFER_HELD : MTCP_PACED_BUFFER_SHORT;
+}
+
+/* connections=0, fixed: a paced stream's count follows the playout buffer
+ * the sink keeps at the receiver from ParS's first count on
+ * (mtcppacedcount.h); the loss of paced connections does not size them,
+ * and ParS's second look is not taken. The sink judges the buffer: it
+ * counts what is on its way as there, so connections that only hold more
+ * in flight do not look short. It starts over after a gap (the user's
+ * count, a stream not paced for a while) and while the path is dark (more
+ * connections do not fill a buffer there). Returns TRUE when the count
+ * wanted changed. */
 static gboolean
 paced_count_tick (MtcpControl * ctl, const MtcpControlSnapshot * snap)
 {
-  gdouble rate = stream_rate (snap);
-  guint n;
+  gint64 now = snap->now_us;
+  guint n, count;
 
   if (ctl->connections != 0 || !ctl->pars_done ||
       ctl->config.connections != MTCP_CONNECTION_CONTROL_FIXED ||
-      rate <= 0 || !sender_paces (snap))
+      !sender_paces (snap)) {
+    ctl->paced = FALSE;
     return FALSE;
+  }
   ctl->pars_at_us = 0;
-  n = mtcp_paced_count_update (&ctl->paced_count, snap->now_us, ctl->wanted,
-      snap->playout_bytes / rate, snap->playout_target_s);
-  if (n == ctl->wanted)
+  if (!ctl->paced || snap->payload_bytes != ctl->paced_bytes) {
+    ctl->paced_bytes = snap->payload_bytes;
+    ctl->paced_heard_us = now;
+  }
+  if (!ctl->paced || now - ctl->paced_heard_us >= PACED_DARK_US) {
+    mtcp_paced_count_restart (&ctl->paced_count);
+    ctl->paced = TRUE;
+    return FALSE;
+  }
+  /* what the session has, where the sink's limit holds the dials below
+   * the count wanted */
+  count = snap->active ? MIN (ctl->wanted, snap->active) : ctl->wanted;
+  n = mtcp_paced_count_update (&ctl->paced_count, now, count,
+      paced_buffer (snap));
+  if (n == count)
     return FALSE;
   ctl->wanted = n;
   g_strlcpy (ctl->count_reason, ctl->paced_count.reason,

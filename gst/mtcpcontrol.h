@@ -73,7 +73,10 @@ typedef struct {
   guint64 stream_bitrate;       /* bit/s: the stream's rate at the sink */
   gboolean rate_ignores_loss;   /* the sink's congestion control is bbr */
   gboolean paced;               /* the sink paces the stream (REPORT's
-                                 * PACED) */
+                                 * PACED), and the playout buffer it keeps
+                                 * at the receiver is: */
+  gboolean paced_low;           /* below half what it wants there */
+  gboolean paced_held;          /* at 80% or more */
 } MtcpControlConn;
 
 typedef struct {
@@ -82,10 +85,6 @@ typedef struct {
   guint active;                 /* connections open or opening, not retiring */
   const MtcpControlConn *conns; /* every connection, in the owner's order */
   guint n_conns;
-  guint64 playout_bytes;        /* stream here not yet played (released or
-                                 * waiting in order) */
-  gdouble playout_target_s;     /* what a pacing sink keeps here: the
-                                 * latency */
 } MtcpControlSnapshot;
 
 typedef struct _MtcpControl MtcpControl;

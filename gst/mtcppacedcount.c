@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-/* one taken back this soon after one went: the buffer needed it */
+/* one taken back this soon after a cut: the buffer needed it */
 #define REGRET_US (60 * G_USEC_PER_SEC)
 #define TRIM_MAX_US (16 * MTCP_PACED_COUNT_TRIM_US)
 
@@ -23,15 +23,28 @@ mtcp_paced_count_init (MtcpPacedCount * pc, guint fewest, guint most)
   pc->trim_wait_us = MTCP_PACED_COUNT_TRIM_US;
 }
 
+void
+mtcp_paced_count_restart (MtcpPacedCount * pc)
+{
+  mtcp_paced_count_init (pc, pc->fewest, pc->most);
+}
+
+static const gchar *
+buffer_name (MtcpPacedBuffer buffer)
+{
+  return buffer == MTCP_PACED_BUFFER_LOW ? "ran low" :
+      buffer == MTCP_PACED_BUFFER_HELD ? "held" : "does not refill";
+}
+
 guint
 mtcp_paced_count_update (MtcpPacedCount * pc, gint64 now, guint count,
-    gdouble buffer_s, gdouble target_s)
+    MtcpPacedBuffer buffer)
 {
   gboolean low;
 
-  if (target_s <= 0)
-    return count;
-  if (buffer_s >= MTCP_PACED_COUNT_HELD * target_s) {
+  if (pc->started_us == 0)
+    pc->started_us = now;
+  if (buffer == MTCP_PACED_BUFFER_HELD) {
     pc->filled = TRUE;
     pc->short_since_us = 0;
     if (pc->held_since_us == 0)
@@ -41,12 +54,15 @@ mtcp_paced_count_update (MtcpPacedCount * pc, gint64 now, guint count,
     if (pc->short_since_us == 0)
       pc->short_since_us = now;
   }
+  /* a buffer that never fills needs connections too */
+  if (!pc->filled && now - pc->started_us >= MTCP_PACED_COUNT_FILL_US)
+    pc->filled = TRUE;
   if (!pc->filled)
     return count;
 
   /* low, or short of its target and not refilling for long: the count
    * carries the playback rate at most, no cushion back */
-  low = (buffer_s < MTCP_PACED_COUNT_LOW * target_s &&
+  low = (buffer == MTCP_PACED_BUFFER_LOW &&
       now - pc->added_us >= MTCP_PACED_COUNT_ADD_HOLD_US) ||
       (pc->short_since_us &&
       now - pc->short_since_us >= MTCP_PACED_COUNT_REFILL_US &&
@@ -58,22 +74,22 @@ mtcp_paced_count_update (MtcpPacedCount * pc, gint64 now, guint count,
     }
     pc->changed_us = pc->added_us = now;
     g_snprintf (pc->reason, sizeof (pc->reason), "paced: the playout buffer "
-        "%s (%.2f s of %.2f) with %u connections: one more",
-        buffer_s < MTCP_PACED_COUNT_LOW * target_s ? "ran low" :
-        "does not refill", buffer_s, target_s, count);
+        "%s with %u connections: one more", buffer_name (buffer), count);
     return count + 1;
   }
   if (pc->held_since_us && count > pc->fewest &&
       now - pc->held_since_us >= pc->trim_wait_us &&
       now - pc->changed_us >= pc->trim_wait_us) {
-    guint n = MAX (pc->fewest, count / 2);
+    guint n = MAX (pc->fewest, (count + 1) / 2);
 
+    g_snprintf (pc->reason, sizeof (pc->reason), "paced: the playout buffer "
+        "held %.0f s with %u connections: %u",
+        (now - pc->held_since_us) / (gdouble) G_USEC_PER_SEC, count, n);
+    /* the last cut was not taken back: the wait comes down again */
+    if (pc->trimmed_us)
+      pc->trim_wait_us = MAX (pc->trim_wait_us / 2, MTCP_PACED_COUNT_TRIM_US);
     pc->changed_us = pc->trimmed_us = now;
     pc->held_since_us = now;
-    g_snprintf (pc->reason, sizeof (pc->reason), "paced: the playout buffer "
-        "held %.0f s at %.2f s of %.2f with %u connections: %u",
-        pc->trim_wait_us / (gdouble) G_USEC_PER_SEC, buffer_s, target_s,
-        count, n);
     return n;
   }
   return count;

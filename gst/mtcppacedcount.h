@@ -8,10 +8,11 @@
  * application-limited, and next to bulk flows they lose several times the
  * bottleneck's loss per segment, which ParS's Eq. 19 (the rate of a flow
  * that loss limits) reads as a need for more connections than carry the
- * stream (docs/network-friendly.md). Here the count follows the buffer the
- * sink keeps at the receiver instead: half as many connections once it has
- * held for a while, one more as soon as it runs low or while it does not
- * refill. A connection taken back soon after some were given up doubles
+ * stream (docs/network-friendly.md). Here the count follows the playout
+ * buffer the sink keeps at the receiver instead, as the sink reckons it
+ * (REPORT's PACED_LOW and PACED_HELD): half as many connections once it
+ * has held for a while, one more as soon as it runs low or while it does
+ * not refill. A connection taken back soon after some were given up doubles
  * the wait before the next cut.
  *
  * Fed at every tick of the receiver's control (mtcpcontrol.c) while the
@@ -24,20 +25,28 @@
 
 G_BEGIN_DECLS
 
-/* below this share of its target the buffer runs low: one more */
-#define MTCP_PACED_COUNT_LOW 0.5
-/* at this share or more it holds */
-#define MTCP_PACED_COUNT_HELD 0.8
-/* held this long: half as many (doubled after a regret, up to 16 times) */
+typedef enum {
+  MTCP_PACED_BUFFER_LOW,        /* below half its target: one more */
+  MTCP_PACED_BUFFER_SHORT,      /* between */
+  MTCP_PACED_BUFFER_HELD,       /* at 80% or more: fewer after a while */
+} MtcpPacedBuffer;
+
+/* held this long: half as many (doubled after a regret, up to 16 times;
+ * halved again after a cut that was not taken back) */
 #define MTCP_PACED_COUNT_TRIM_US (5 * G_USEC_PER_SEC)
 /* one added: this long before the next (its slow start) */
 #define MTCP_PACED_COUNT_ADD_HOLD_US (2 * G_USEC_PER_SEC)
 /* short of HELD this long since the count last changed: one more too */
 #define MTCP_PACED_COUNT_REFILL_US (10 * G_USEC_PER_SEC)
+/* a buffer that has not been HELD this long after the first update
+ * counts as filled: the rules above apply */
+#define MTCP_PACED_COUNT_FILL_US (10 * G_USEC_PER_SEC)
 
 typedef struct {
   guint fewest, most;
-  gboolean filled;              /* the buffer reached its target once */
+  gint64 started_us;            /* the first update */
+  gboolean filled;              /* the buffer was HELD once, or FILL_US
+                                 * went by */
   gint64 held_since_us;         /* at HELD or more since; 0: not */
   gint64 short_since_us;        /* below HELD since; 0: not */
   gint64 changed_us;            /* the count last changed here */
@@ -48,14 +57,17 @@ typedef struct {
 } MtcpPacedCount;
 
 void mtcp_paced_count_init (MtcpPacedCount * pc, guint fewest, guint most);
+/* From the start again (the buffer emptied for a reason of its own: the
+ * path went dark, the session or the stream started over), bounds kept */
+void mtcp_paced_count_restart (MtcpPacedCount * pc);
 
-/* At @now_us the session has @count connections wanted and the receiver
- * holds @buffer_s seconds of stream not yet played, of the @target_s the
- * sink keeps there. Returns the count wanted; @reason says why when it
- * changed. Nothing moves before the buffer first reached HELD of its
- * target (a transfer's start fills it). */
+/* At @now_us the session has @count connections and the sink says its
+ * playout buffer is @buffer. Returns the count wanted; @reason says why
+ * when it changed. Nothing moves before the buffer was first HELD (a
+ * transfer's start fills it) or FILL_US went by. Half as many rounds up
+ * (3: 2). A cut not taken back halves a doubled wait. */
 guint mtcp_paced_count_update (MtcpPacedCount * pc, gint64 now_us,
-    guint count, gdouble buffer_s, gdouble target_s);
+    guint count, MtcpPacedBuffer buffer);
 
 G_END_DECLS
 

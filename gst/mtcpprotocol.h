@@ -235,7 +235,15 @@ typedef enum {
    * buffer (network-friendly) and has more of it to send: what the
    * connections carry is the pace, not what they could */
   MTCP_REPORT_PACED = 1 << 1,
+  /* with PACED: the receiver's playout buffer as the sink reckons it (what
+   * is on its way counted) is below MTCP_PACED_LOW of what the sink keeps
+   * there (the receiver's latency's worth), or at MTCP_PACED_HELD of it or
+   * more */
+  MTCP_REPORT_PACED_LOW = 1 << 2,
+  MTCP_REPORT_PACED_HELD = 1 << 3,
 } MtcpReportFlags;
+#define MTCP_PACED_LOW 0.5
+#define MTCP_PACED_HELD 0.8
 
 typedef struct {
   guint64 highest_in_order;     /* highest seq received with no gap before it, or MTCP_TIME_NONE */

@@ -600,8 +600,8 @@ server_send_report (MtcpServer * server, ServerConn * sc, gint64 now)
   rep.unsent_bytes = server_conn_unsent_bytes (sc);
   if (mtcp_tcp_congestion_ignores_loss (sc->congestion))
     rep.flags |= MTCP_REPORT_RATE_IGNORES_LOSS;
-  if (server_transfer_paces (server) && qst.backlog_bytes > 0)
-    rep.flags |= MTCP_REPORT_PACED;
+  if (qst.backlog_bytes > 0)
+    rep.flags |= server_transfer_report_flags (server, sc->session, now);
   mtcp_connection_queue (sc->conn, mtcp_out_frame_new_report (&rep));
   sc->report_us = now;
 }

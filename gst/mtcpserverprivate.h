@@ -277,7 +277,8 @@ void server_session_note_silence (MtcpServer * server, ServerSession * sess,
  * if a control is on); server_note_media: a buffer's PTS and size, for the
  * playback rate; server_transfer_stream_bitrate: the stream's rate the
  * receiver plans its connections for (REPORT); server_transfer_paces: the
- * control paces the stream at its playback rate (REPORT's PACED). */
+ * control paces the stream at its playback rate; server_transfer_report_
+ * flags: REPORT's PACED flags for a session. */
 gsize server_transfer_room (MtcpServer * server, ServerConn * sc, gint64 now);
 void server_transfer_sent (MtcpServer * server, ServerConn * sc, gsize bytes);
 gboolean server_on_transfer_timer (gpointer data);
@@ -286,6 +287,8 @@ void server_transfer_note_feedback (MtcpServer * server,
 void server_note_media (MtcpServer * server, GstClockTime pts, gsize bytes);
 guint64 server_transfer_stream_bitrate (MtcpServer * server);
 gboolean server_transfer_paces (MtcpServer * server);
+guint32 server_transfer_report_flags (MtcpServer * server,
+    ServerSession * sess, gint64 now);
 
 /* mtcpserverrepair.c. server_on_deadline_watch: the I/O thread's timer,
  * no lock held (it takes it). A hedge writes to the session's connections

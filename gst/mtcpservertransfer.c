@@ -229,6 +229,27 @@ server_transfer_paces (MtcpServer * server)
       MTCP_TRANSFER_NETWORK_FRIENDLY && server->media_rate_Bps > 0;
 }
 
+/* server->lock held. REPORT's PACED, PACED_LOW and PACED_HELD for @sess:
+ * whether the control keeps the receiver's playout buffer where it wants
+ * it (the connections carry the stream and more), or cannot. */
+guint32
+server_transfer_report_flags (MtcpServer * server, ServerSession * sess,
+    gint64 now)
+{
+  gdouble kept, target;
+
+  if (!server_transfer_paces (server) || !sess->playout_known ||
+      sess->latency_us <= 0)
+    return 0;
+  kept = session_playout (server, sess, now);
+  target = server->media_rate_Bps * sess->latency_us / G_USEC_PER_SEC;
+  if (kept < MTCP_PACED_LOW * target)
+    return MTCP_REPORT_PACED | MTCP_REPORT_PACED_LOW;
+  if (kept >= MTCP_PACED_HELD * target)
+    return MTCP_REPORT_PACED | MTCP_REPORT_PACED_HELD;
+  return MTCP_REPORT_PACED;
+}
+
 /* server->lock held. bit/s: under network-friendly, a stored video's
  * playback rate once known; otherwise what upstream pushes. A file is
  * pushed as fast as the queue takes it at first, and the receiver sizes

@@ -24,8 +24,7 @@ typedef struct {
   gint64 now_us;
   guint64 payload;
   guint applied;                /* times the count was to be applied */
-  guint64 playout_bytes;        /* the receiver's playout buffer */
-  gdouble playout_target_s;
+  guint active_cap;             /* the sink takes no more; 0: any */
   const guint *windows;
   guint n_windows;
 } Trace;
@@ -84,11 +83,9 @@ trace_tick (Trace * t, guint64 delivered)
   t->payload += delivered;
   snap.now_us = t->now_us;
   snap.payload_bytes = t->payload;
-  snap.active = t->n;
+  snap.active = t->active_cap ? MIN (t->n, t->active_cap) : t->n;
   snap.conns = t->conns;
   snap.n_conns = t->n;
-  snap.playout_bytes = t->playout_bytes;
-  snap.playout_target_s = t->playout_target_s;
   apply = mtcp_control_tick (t->ctl, &snap);
   if (apply) {
     guint wanted = MIN (mtcp_control_wanted (t->ctl), MAX_CONNS), i;
@@ -382,22 +379,26 @@ GST_END_TEST;
 
 /* A paced stream (REPORT's PACED) whose playout buffer holds: from
  * ParS's first count on, half as many connections every 5 s the buffer
- * held; one more as soon as it runs low; no second look. Not for a stream
- * the sink does not pace, not for a count the user set, not under share. */
+ * held; one more as soon as it runs low; no second look. Not while
+ * nothing arrives, not for a stream the sink does not pace, not for a
+ * count the user set, not under share. */
 static void
-trace_paced (Trace * t, gdouble seconds, gboolean paced, gdouble buffer_s)
+trace_paced (Trace * t, gdouble seconds, gboolean paced, gdouble buffer_s,
+    gboolean arriving)
 {
   gint64 end = t->now_us + (gint64) (seconds * G_USEC_PER_SEC);
   guint i;
 
-  t->playout_target_s = 5;
-  t->playout_bytes = (guint64) (buffer_s * 3690000 / 8);
   while (t->now_us < end) {
     trace_report_recovered (t, 75, SL_ACKED, SL_RETRANS,
         SL_RECOVERED_ACKED, SL_RECOVERED_RETRANS, 3690000, NULL);
-    for (i = 0; i < t->n; i++)
+    for (i = 0; i < t->n; i++) {
+      /* the sink's reckoning of a buffer at @buffer_s of 5 s */
       t->conns[i].paced = paced;
-    trace_tick (t, 0);
+      t->conns[i].paced_low = paced && buffer_s < 2.5;
+      t->conns[i].paced_held = paced && buffer_s >= 4;
+    }
+    trace_tick (t, arriving ? 3690000 / 8 * TICK_US / G_USEC_PER_SEC : 0);
   }
 }
 
@@ -407,41 +408,60 @@ GST_START_TEST (test_paced_count_follows_the_buffer)
   Trace t;
   gdouble after, segments;
 
+  /* 16 from ParS's first count; cut after 5 s, not ParS's second look (4
+   * connections at 5 s) */
   trace_second_look (&t, &c, 0.5, &after, &segments);
-  trace_paced (&t, 4.9, TRUE, 4.5);
+  trace_paced (&t, 4.9, TRUE, 4.5, TRUE);
   fail_unless_equals_int (t.n, 16);
-  trace_paced (&t, 0.3, TRUE, 4.5);
+  trace_paced (&t, 0.3, TRUE, 4.5, TRUE);
   fail_unless_equals_int (t.n, 8);
   fail_unless (strstr (mtcp_control_count_reason (t.ctl), "held"));
-  trace_paced (&t, 15, TRUE, 4.5);
+  trace_paced (&t, 15, TRUE, 4.5, TRUE);
   fail_unless_equals_int (t.n, 1);
-  /* no second look meanwhile */
-  fail_if (strstr (mtcp_control_count_reason (t.ctl), "after the start"));
   /* it runs low: one more at once */
-  trace_paced (&t, 0.1, TRUE, 2);
+  trace_paced (&t, 0.1, TRUE, 2, TRUE);
   fail_unless_equals_int (mtcp_control_wanted (t.ctl), 2);
   fail_unless (strstr (mtcp_control_count_reason (t.ctl), "ran low"));
+  /* the path goes dark: the buffer runs out, nothing is added */
+  trace_paced (&t, 20, TRUE, 0, FALSE);
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 2);
+  /* it comes back: the buffer fills, then the count is cut again */
+  trace_paced (&t, 5.2, TRUE, 4.5, TRUE);
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 1);
+  mtcp_control_free (t.ctl);
+
+  /* the sink takes 3 of the 16 wanted: the cut is from those 3 */
+  trace_second_look (&t, &c, 0.5, &after, &segments);
+  t.active_cap = 3;
+  trace_paced (&t, 5.2, TRUE, 4.5, TRUE);
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 2);
   mtcp_control_free (t.ctl);
 
   /* a stream the sink does not pace: ParS's second count, and it stays */
   trace_second_look (&t, &c, 5.2, &after, &segments);
-  trace_paced (&t, 40, FALSE, 4.5);
+  trace_paced (&t, 40, FALSE, 4.5, TRUE);
   fail_unless_equals_int (mtcp_control_wanted (t.ctl), 4);
-  trace_paced (&t, 5, FALSE, 1);
+  trace_paced (&t, 5, FALSE, 1, TRUE);
   fail_unless_equals_int (mtcp_control_wanted (t.ctl), 4);
   mtcp_control_free (t.ctl);
 
-  /* the user's count stays */
+  /* the user's count stays; set back to 0, the count starts over: no cut
+   * before 5 s held */
   trace_second_look (&t, &c, 5.2, &after, &segments);
   fail_unless (mtcp_control_set_connections (t.ctl, 7));
-  trace_paced (&t, 40, TRUE, 4.5);
+  trace_paced (&t, 40, TRUE, 4.5, TRUE);
   fail_unless_equals_int (mtcp_control_wanted (t.ctl), 7);
+  fail_if (mtcp_control_set_connections (t.ctl, 0));
+  trace_paced (&t, 4.9, TRUE, 4.5, TRUE);
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 7);
+  trace_paced (&t, 0.3, TRUE, 4.5, TRUE);
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 4);
   mtcp_control_free (t.ctl);
 
   /* a controller's count stays its own */
   c.connections = MTCP_CONNECTION_CONTROL_SHARE;
   trace_second_look (&t, &c, 5.2, &after, &segments);
-  trace_paced (&t, 40, TRUE, 4.5);
+  trace_paced (&t, 40, TRUE, 4.5, TRUE);
   fail_unless_equals_int (mtcp_control_wanted (t.ctl), 4);
   mtcp_control_free (t.ctl);
 }

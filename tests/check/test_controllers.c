@@ -11,6 +11,7 @@
 #include "mtcppars.h"
 #include "mtcpsharetrial.h"
 #include "mtcppacedcount.h"
+#include "mtcpprotocol.h"
 
 #include <math.h>
 #include <string.h>
@@ -408,10 +409,15 @@ share_sim_run (ShareSim * sim, gdouble seconds, gdouble cap_Bps,
   }
 }
 
-/* Eight bulk flows on a 17.2 Mbit/s link: one connection gets 1.9 of 4
- * Mbit/s, two 3.4, three serve the stream: two trials, both kept. The
- * flows leave: after long enough served the added connections are given
- * back, one at a time. */
+/* What the sink says of a buffer at @buffer_s of 5 s */
+static MtcpPacedBuffer
+paced_buffer_of (gdouble buffer_s)
+{
+  return buffer_s < MTCP_PACED_LOW * 5 ? MTCP_PACED_BUFFER_LOW :
+      buffer_s >= MTCP_PACED_HELD * 5 ? MTCP_PACED_BUFFER_HELD :
+      MTCP_PACED_BUFFER_SHORT;
+}
+
 /* @seconds of a buffer at @buffer_s of 5 s, ticks of 100 ms; returns the
  * count, *moves how many times it moved */
 static guint
@@ -424,7 +430,7 @@ paced_run (MtcpPacedCount * pc, gint64 * now, guint count, gdouble seconds,
   while (*now < end) {
     guint n;
     *now += 100 * G_TIME_SPAN_MILLISECOND;
-    n = mtcp_paced_count_update (pc, *now, count, buffer_s, 5);
+    n = mtcp_paced_count_update (pc, *now, count, paced_buffer_of (buffer_s));
     *moves += n != count;
     count = n;
   }
@@ -435,6 +441,7 @@ typedef struct {
   gdouble seconds, buffer_s;
   guint count, moves;           /* after it */
   const gchar *reason;          /* in the last decision, if not NULL */
+  guint trim_wait_s;            /* the wait before a cut, if not 0 */
 } PacedStep;
 
 /* From @count, each step in turn */
@@ -455,6 +462,9 @@ paced_steps (guint fewest, guint most, guint count, const PacedStep * steps,
         moves, steps[i].count, steps[i].moves);
     fail_unless (steps[i].reason == NULL || strstr (pc.reason,
             steps[i].reason), "step %u: %s", i, pc.reason);
+    fail_unless (steps[i].trim_wait_s == 0 || pc.trim_wait_us ==
+        steps[i].trim_wait_s * G_USEC_PER_SEC, "step %u: wait %"
+        G_GINT64_FORMAT " us", i, pc.trim_wait_us);
   }
 }
 
@@ -462,48 +472,75 @@ GST_START_TEST (test_paced_count_follows_the_buffer)
 {
   /* a transfer's start fills the buffer: nothing moves; held at 4.5 s of
    * 5: half as many every 5 s, down to the fewest; short of its target
-   * and not refilling: one more every 10 s; held again: the hold starts
-   * over */
+   * and not refilling: one more every 10 s */
   const PacedStep cut[] = {
-    {30, 1.0, 8, 0, NULL},
-    {4.8, 4.5, 8, 0, NULL},
+    {9.5, 1.0, 8, 0},
+    {4.8, 4.5, 8, 0},
     {0.3, 4.5, 4, 1, "with 8 connections: 4"},
-    {5, 4.5, 2, 1, NULL},
-    {5, 4.5, 1, 1, NULL},
-    {60, 4.5, 1, 0, NULL},
-    {9.8, 3.0, 1, 0, NULL},
+    {5, 4.5, 2, 1},
+    {5, 4.5, 1, 1},
+    {60, 4.5, 1, 0},
+    {9.8, 3.0, 1, 0},
     {0.3, 3.0, 2, 1, "does not refill"},
-    {10, 3.0, 3, 1, NULL},
-    {4.8, 4.5, 3, 0, NULL},
+    {10, 3.0, 3, 1},
+  };
+  /* a dip below the held mark starts the hold over; half of 3 is 2 */
+  const PacedStep dip[] = {
+    {4.8, 4.5, 3, 0},
+    {1, 3.0, 3, 0},
+    {4.8, 4.5, 3, 0},
+    {0.3, 4.5, 2, 1},
+  };
+  /* a buffer that never reaches the held mark: after 10 s the rules
+   * apply (short of it since the start: one more) */
+  const PacedStep never[] = {
+    {9.8, 3.0, 2, 0},
+    {0.3, 3.0, 3, 1, "does not refill"},
   };
   /* low: one more at once, the next 2 s later, at most the most */
   const PacedStep low[] = {
-    {1, 4.5, 2, 0, NULL},
+    {1, 4.5, 2, 0},
     {0.1, 2.0, 3, 1, "ran low"},
-    {1.8, 2.0, 3, 0, NULL},
-    {0.3, 2.0, 4, 1, NULL},
-    {30, 0.5, 6, 2, NULL},
+    {1.8, 2.0, 3, 0},
+    {0.3, 2.0, 4, 1},
+    {30, 0.5, 6, 2},
   };
-  /* one taken back within a minute of a cut: the next cut waits 10 s */
+  /* one taken back within a minute of a cut: the next cut waits 10 s; a
+   * cut that stays brings the wait down again */
   const PacedStep regret[] = {
-    {5.2, 4.5, 2, 1, NULL},
-    {0.2, 1.0, 3, 1, NULL},
-    {2.5, 1.0, 4, 1, NULL},
-    {9.7, 4.5, 4, 0, NULL},
-    {0.5, 4.5, 2, 1, "held 10 s"},
+    {5.2, 4.5, 2, 1, NULL, 5},
+    {0.2, 1.0, 3, 1, NULL, 10},
+    {2.5, 1.0, 4, 1},
+    {9.7, 4.5, 4, 0},
+    {0.5, 4.5, 2, 1, "held 10 s", 10},
+    {9.7, 4.5, 2, 0},
+    {0.5, 4.5, 1, 1, NULL, 5},
+  };
+  const PacedStep fewest[] = {
+    {5.2, 4.5, 3, 1},
+    {30, 4.5, 3, 0},
   };
   MtcpPacedCount pc;
 
   paced_steps (1, 8, 8, cut, G_N_ELEMENTS (cut));
+  paced_steps (1, 8, 3, dip, G_N_ELEMENTS (dip));
+  paced_steps (1, 8, 2, never, G_N_ELEMENTS (never));
   paced_steps (1, 6, 2, low, G_N_ELEMENTS (low));
   paced_steps (1, 6, 4, regret, G_N_ELEMENTS (regret));
-  /* no target: nothing moves */
-  mtcp_paced_count_init (&pc, 1, 6);
-  fail_unless_equals_int (mtcp_paced_count_update (&pc, 1, 4, 0, 0), 4);
+  /* the fewest bounds a cut */
+  paced_steps (3, 8, 4, fewest, G_N_ELEMENTS (fewest));
+  /* the bounds */
+  mtcp_paced_count_init (&pc, 0, 0);
+  fail_unless_equals_int (pc.fewest, 1);
+  fail_unless_equals_int (pc.most, 1);
 }
 
 GST_END_TEST;
 
+/* Eight bulk flows on a 17.2 Mbit/s link: one connection gets 1.9 of 4
+ * Mbit/s, two 3.4, three serve the stream: two trials, both kept. The
+ * flows leave: after long enough served the added connections are given
+ * back, one at a time. */
 GST_START_TEST (test_share_trial_joins_a_shared_link)
 {
   ShareSim sim;

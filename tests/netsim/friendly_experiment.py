@@ -23,7 +23,7 @@ marks for the loss, iperf3's intervals for the bulk flows).
 
     /usr/bin/python3 tests/netsim/friendly_experiment.py [--build DIR]
         [--flows 1 4 8] [--cc cubic] [--sink-cc NAME] [--connections 1]
-        [--repeats 1] [--add] [--rate 20]
+        [--repeats 1] [--add] [--rate 20] [--latency-ms 5000]
 
 Writes results/friendly/results.json (results-RATE.json for a --rate other
 than 20), docs/bench/network-friendly-sec4.png (-RATE.png) and the
@@ -146,7 +146,7 @@ def peer(args):
     for i in range(VIDEOS):
         p = Gst.parse_launch(
             f"multitcpsrc name=src host={args.addr} port={5600 + i} "
-            f"{count}latency=5000 drift-correction=false ! "
+            f"{count}latency={args.latency_ms} drift-correction=false ! "
             "fakesink sync=true")
         started.append(time.monotonic() - t0)
         p.set_state(Gst.State.PLAYING)
@@ -235,6 +235,7 @@ def run(args, control, flows):
             f"ip netns exec $NETSIM_NS_B env {env} /usr/bin/python3 {me} "
             f"--role receiver --addr $NETSIM_ADDR_A --video-s {args.video_s} "
             f"--connections {args.connections} "
+            f"--latency-ms {args.latency_ms} "
             f"--mark-pid $PPID > {out}/rx.json; wait")
         stdout, stats = nstest.run(
             [f"rate={args.rate}mbit,delay=10ms,"
@@ -259,6 +260,7 @@ def run(args, control, flows):
         # the queue at either mark moves this by 0.1% of a 60 s run)
         loss = (offered - (m1["ab"] - m0["ab"])) / max(offered, 1)
     return {"control": control, "flows": flows, "cc": args.cc,
+            "latency_ms": args.latency_ms,
             "sink_cc": sink_cc, "rate": args.rate,
             "connections_asked": args.connections,
             "connections": [r.get("connections") for r in rx],
@@ -306,6 +308,8 @@ def label(r):
         out += ", default count"
     elif asked != 1:
         out += f", {asked} connections"
+    if r.get("latency_ms", 5000) != 5000:
+        out += f", {r['latency_ms'] / 1000:g} s playout delay"
     return out
 
 
@@ -433,6 +437,9 @@ def main():
     ap.add_argument("--sink-cc", default="",
                     help="the videos' congestion control (multitcpsink's "
                     "own default when not given)")
+    ap.add_argument("--latency-ms", type=int, default=5000,
+                    help="the receivers' latency, the playout delay (the "
+                    "paper's 5 s)")
     ap.add_argument("--connections", type=int, default=1,
                     help="TCP connections a video (the source's "
                     "`connections`; 0: its default, 5 then ParS's count)")
