@@ -53,17 +53,23 @@ client_count_conns (MtcpClient * client, gboolean ready_only)
 static guint
 dial_count (MtcpClient * client, gint64 now)
 {
-  guint most = client->wanted;
+  guint cap = client_dial_cap (client, now);
 
-  if (client->sink_max_connections > 0)
-    most = MIN (most, client->sink_max_connections);
-  if (client->sink_limit == 0)
-    return most;
-  if (now - client->sink_limit_us >= SINK_LIMIT_HOLD_US) {
-    client->sink_limit = 0;
-    return most;
-  }
-  return MIN (most, client->sink_limit);
+  return cap ? MIN (client->wanted, cap) : client->wanted;
+}
+
+/* client->lock held. The most connections the sink takes, as its WELCOME
+ * said and its refusals taught while that holds; 0: no bound known. */
+guint
+client_dial_cap (MtcpClient * client, gint64 now)
+{
+  guint cap = client->sink_max_connections;
+
+  if (client->sink_limit && now - client->sink_limit_us >= SINK_LIMIT_HOLD_US)
+    client->sink_limit = 0;     /* lapsed: the sink is asked again */
+  if (client->sink_limit)
+    cap = cap ? MIN (cap, client->sink_limit) : client->sink_limit;
+  return cap;
 }
 
 /* client->lock held. A join refused for the sink's limit (@refused), or
@@ -141,7 +147,7 @@ client_tell_want (MtcpClient * client, gint64 now)
   if (client->connector == NULL)
     return;
   memset (&want, 0, sizeof (want));
-  want.connections = CLAMP (client->wanted, 1, G_MAXUINT16);
+  want.connections = CLAMP (dial_count (client, now), 1, G_MAXUINT16);
   /* the sink's uplinks: how many on each */
   if (client->n_paths > 1) {
     want.n_paths = MIN (client->n_paths, MTCP_MAX_PATHS);
@@ -295,8 +301,9 @@ apply_connection_count (MtcpClient * client)
   guint active = client_count_conns (client, FALSE);
   guint to_dial = dial_count (client, g_get_monotonic_time ());
 
+  /* what the sink takes, over the paths */
   if (client->n_paths > 1)
-    mtcp_control_split (client->wanted, MIN (client->n_paths,
+    mtcp_control_split (to_dial, MIN (client->n_paths,
             MTCP_MAX_PATHS), client->path_rate, client->path_want);
   client_tell_want (client, g_get_monotonic_time ());
 
@@ -463,6 +470,7 @@ client_control_snapshot (MtcpClient * client, gint64 now,
     c->stream_bitrate = cc->report.stream_bitrate;
     c->rate_ignores_loss = (cc->report.flags &
         MTCP_REPORT_RATE_IGNORES_LOSS) != 0;
+    c->report_us = cc->report_us;
     c->paced = (cc->report.flags & MTCP_REPORT_PACED) != 0;
     c->paced_low = (cc->report.flags & MTCP_REPORT_PACED_LOW) != 0;
     c->paced_held = (cc->report.flags & MTCP_REPORT_PACED_HELD) != 0;
@@ -472,6 +480,7 @@ client_control_snapshot (MtcpClient * client, gint64 now,
   snap->active = client_count_conns (client, FALSE);
   snap->conns = conns;
   snap->n_conns = n;
+  snap->dial_cap = client_dial_cap (client, now);
   return conns;
 }
 

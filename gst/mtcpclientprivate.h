@@ -213,6 +213,7 @@ gboolean client_start_listening (MtcpClient * client, GError ** error);
 /* mtcpclientcontrol.c. client_open_more_connections: an idle callback
  * on the I/O thread, no lock held (it takes it). */
 guint client_count_conns (MtcpClient * client, gboolean ready_only);
+guint client_dial_cap (MtcpClient * client, gint64 now);
 void client_note_sink_limit (MtcpClient * client, gboolean refused,
     gint64 now);
 gint64 client_conn_silence (ClientConn * cc, gint64 now);

@@ -43,7 +43,8 @@ struct _MtcpControl {
                                  * (bbr), or taken again since */
   MtcpShareTrial share_trial;
   MtcpPacedCount paced_count;
-  gboolean paced;               /* the paced count ran at the last tick */
+  gint64 paced_us;              /* the sink last said it paces; 0: not
+                                 * since the paced count last started */
   guint64 paced_bytes;          /* payload at the last tick that saw more */
   gint64 paced_heard_us;        /* when that was */
   guint32 least_rtt_us;         /* the lowest RTT any REPORT gave */
@@ -209,10 +210,10 @@ starting_count_known (const MtcpControl * ctl)
   return ctl->connections != 0 || ctl->pars_done;
 }
 
-/* Every connection that has reported says so in the gboolean at @offset
- * of its MtcpControlConn, and one has. */
+/* Every connection that has reported runs a congestion control whose rate
+ * loss does not bound (bbr at the sink). */
 static gboolean
-every_report_says (const MtcpControlSnapshot * snap, glong offset)
+sender_ignores_loss (const MtcpControlSnapshot * snap)
 {
   gboolean reported = FALSE;
   guint i;
@@ -220,20 +221,11 @@ every_report_says (const MtcpControlSnapshot * snap, glong offset)
   for (i = 0; i < snap->n_conns; i++) {
     if (!snap->conns[i].reported)
       continue;
-    if (!G_STRUCT_MEMBER (gboolean, &snap->conns[i], offset))
+    if (!snap->conns[i].rate_ignores_loss)
       return FALSE;
     reported = TRUE;
   }
   return reported;
-}
-
-/* Every connection runs a congestion control whose rate loss does not
- * bound (bbr at the sink). */
-static gboolean
-sender_ignores_loss (const MtcpControlSnapshot * snap)
-{
-  return every_report_says (snap, G_STRUCT_OFFSET (MtcpControlConn,
-          rate_ignores_loss));
 }
 
 /* The path's RTT for ParS, not one our own flows inflated filling a
@@ -328,34 +320,38 @@ pars_second_look (MtcpControl * ctl, const MtcpControlSnapshot * snap,
   return TRUE;
 }
 
-/* The sink paces every connection that reported (a stored stream under
- * network-friendly). */
-static gboolean
-sender_paces (const MtcpControlSnapshot * snap)
-{
-  return every_report_says (snap, G_STRUCT_OFFSET (MtcpControlConn, paced));
-}
-
-/* the path is dark when nothing arrived for this long: a paced sink sends
- * its playback rate every round */
+/* A REPORT older than this says nothing of the pace now (a connection
+ * stuck behind unsent bytes gets none) */
+#define PACED_REPORT_FRESH_US (1 * G_USEC_PER_SEC)
+/* not paced this long: the paced count starts over when it is again */
+#define PACED_GAP_US (5 * G_USEC_PER_SEC)
+/* nothing arrived for this long: the path may be dark, and more
+ * connections do not fill a buffer there; the count waits */
 #define PACED_DARK_US (1 * G_USEC_PER_SEC)
 
-/* The playout buffer a pacing sink keeps, as its newest REPORTs say:
- * low on any connection, held on all. */
-static MtcpPacedBuffer
-paced_buffer (const MtcpControlSnapshot * snap)
+/* The sink paces the stream (a stored one under network-friendly), as
+ * every fresh REPORT says, and how it reckons the playout buffer it keeps
+ * at the receiver: low on any, held on all. Returns FALSE when no fresh
+ * REPORT, or one that does not say PACED. */
+static gboolean
+paced_buffer (const MtcpControlSnapshot * snap, MtcpPacedBuffer * buffer)
 {
-  gboolean held = TRUE;
+  gboolean fresh = FALSE, held = TRUE, low = FALSE;
   guint i;
 
   for (i = 0; i < snap->n_conns; i++) {
-    if (!snap->conns[i].reported)
+    const MtcpControlConn *c = &snap->conns[i];
+    if (!c->reported || snap->now_us - c->report_us > PACED_REPORT_FRESH_US)
       continue;
-    if (snap->conns[i].paced_low)
-      return MTCP_PACED_BUFFER_LOW;
-    held = held && snap->conns[i].paced_held;
+    if (!c->paced)
+      return FALSE;
+    fresh = TRUE;
+    low = low || c->paced_low;
+    held = held && c->paced_held;
   }
-  return held ? MTCP_PACED_BUFFER_HELD : MTCP_PACED_BUFFER_SHORT;
+  *buffer = low ? MTCP_PACED_BUFFER_LOW : held ? MTCP_PACED_BUFFER_HELD :
+      MTCP_PACED_BUFFER_SHORT;
+  return fresh;
 }
 
 /* connections=0, fixed: a paced stream's count follows the playout buffer
@@ -363,38 +359,42 @@ paced_buffer (const MtcpControlSnapshot * snap)
  * (mtcppacedcount.h); the loss of paced connections does not size them,
  * and ParS's second look is not taken. The sink judges the buffer: it
  * counts what is on its way as there, so connections that only hold more
- * in flight do not look short. It starts over after a gap (the user's
- * count, a stream not paced for a while) and while the path is dark (more
- * connections do not fill a buffer there). Returns TRUE when the count
- * wanted changed. */
+ * in flight do not look short. The count it moves is the one the sink
+ * takes (its limit may hold the dials below the count wanted); no more is
+ * asked above that limit. It starts over after a gap (the user's count,
+ * PACED_GAP_US not paced) and waits while nothing arrives. Returns TRUE
+ * when the count wanted changed. */
 static gboolean
 paced_count_tick (MtcpControl * ctl, const MtcpControlSnapshot * snap)
 {
   gint64 now = snap->now_us;
+  MtcpPacedBuffer buffer;
   guint n, count;
 
-  if (ctl->connections != 0 || !ctl->pars_done ||
-      ctl->config.connections != MTCP_CONNECTION_CONTROL_FIXED ||
-      !sender_paces (snap)) {
-    ctl->paced = FALSE;
+  if (ctl->connections != 0) {
+    ctl->paced_us = 0;
     return FALSE;
   }
+  if (!ctl->pars_done ||
+      ctl->config.connections != MTCP_CONNECTION_CONTROL_FIXED ||
+      !paced_buffer (snap, &buffer))
+    return FALSE;
   ctl->pars_at_us = 0;
-  if (!ctl->paced || snap->payload_bytes != ctl->paced_bytes) {
+  if (ctl->paced_us == 0 || now - ctl->paced_us >= PACED_GAP_US) {
+    mtcp_paced_count_restart (&ctl->paced_count);
     ctl->paced_bytes = snap->payload_bytes;
     ctl->paced_heard_us = now;
   }
-  if (!ctl->paced || now - ctl->paced_heard_us >= PACED_DARK_US) {
-    mtcp_paced_count_restart (&ctl->paced_count);
-    ctl->paced = TRUE;
-    return FALSE;
+  ctl->paced_us = now;
+  if (snap->payload_bytes != ctl->paced_bytes) {
+    ctl->paced_bytes = snap->payload_bytes;
+    ctl->paced_heard_us = now;
   }
-  /* what the session has, where the sink's limit holds the dials below
-   * the count wanted */
-  count = snap->active ? MIN (ctl->wanted, snap->active) : ctl->wanted;
-  n = mtcp_paced_count_update (&ctl->paced_count, now, count,
-      paced_buffer (snap));
-  if (n == count)
+  if (now - ctl->paced_heard_us >= PACED_DARK_US)
+    return FALSE;
+  count = snap->dial_cap ? MIN (ctl->wanted, snap->dial_cap) : ctl->wanted;
+  n = mtcp_paced_count_update (&ctl->paced_count, now, count, buffer);
+  if (n == count || (n > count && snap->dial_cap && count >= snap->dial_cap))
     return FALSE;
   ctl->wanted = n;
   g_strlcpy (ctl->count_reason, ctl->paced_count.reason,

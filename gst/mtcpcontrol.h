@@ -72,6 +72,7 @@ typedef struct {
   guint64 recovered_acked;      /* the loss after the start counts from there */
   guint64 stream_bitrate;       /* bit/s: the stream's rate at the sink */
   gboolean rate_ignores_loss;   /* the sink's congestion control is bbr */
+  gint64 report_us;             /* when the last REPORT came */
   gboolean paced;               /* the sink paces the stream (REPORT's
                                  * PACED), and the playout buffer it keeps
                                  * at the receiver is: */
@@ -85,6 +86,8 @@ typedef struct {
   guint active;                 /* connections open or opening, not retiring */
   const MtcpControlConn *conns; /* every connection, in the owner's order */
   guint n_conns;
+  guint dial_cap;               /* the most the sink takes (its WELCOME,
+                                 * its refusals); 0: not known */
 } MtcpControlSnapshot;
 
 typedef struct _MtcpControl MtcpControl;

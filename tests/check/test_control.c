@@ -24,7 +24,7 @@ typedef struct {
   gint64 now_us;
   guint64 payload;
   guint applied;                /* times the count was to be applied */
-  guint active_cap;             /* the sink takes no more; 0: any */
+  guint dial_cap;               /* the sink takes no more; 0: any */
   const guint *windows;
   guint n_windows;
 } Trace;
@@ -61,6 +61,7 @@ trace_report (Trace * t, guint rtt_ms, guint64 acked, guint retrans,
     MtcpControlConn *c = &t->conns[i];
     c->ready = TRUE;
     c->reported = TRUE;
+    c->report_us = t->now_us;
     c->rtt_us = rtt_ms * 1000;
     c->mss = 1448;
     c->bytes_acked = acked / t->n;
@@ -83,7 +84,8 @@ trace_tick (Trace * t, guint64 delivered)
   t->payload += delivered;
   snap.now_us = t->now_us;
   snap.payload_bytes = t->payload;
-  snap.active = t->active_cap ? MIN (t->n, t->active_cap) : t->n;
+  snap.active = t->n;
+  snap.dial_cap = t->dial_cap;
   snap.conns = t->conns;
   snap.n_conns = t->n;
   apply = mtcp_control_tick (t->ctl, &snap);
@@ -425,16 +427,49 @@ GST_START_TEST (test_paced_count_follows_the_buffer)
   /* the path goes dark: the buffer runs out, nothing is added */
   trace_paced (&t, 20, TRUE, 0, FALSE);
   fail_unless_equals_int (mtcp_control_wanted (t.ctl), 2);
-  /* it comes back: the buffer fills, then the count is cut again */
-  trace_paced (&t, 5.2, TRUE, 4.5, TRUE);
+  /* it comes back: the buffer fills, then the count is cut again, after
+   * 10 s (a connection was taken back within a minute of the last cut) */
+  trace_paced (&t, 9.8, TRUE, 4.5, TRUE);
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 2);
+  trace_paced (&t, 0.4, TRUE, 4.5, TRUE);
   fail_unless_equals_int (mtcp_control_wanted (t.ctl), 1);
   mtcp_control_free (t.ctl);
 
-  /* the sink takes 3 of the 16 wanted: the cut is from those 3 */
+  /* the sink takes 3 of the 16 wanted: the cut is from those 3, and no
+   * more is asked over them when the buffer runs low */
   trace_second_look (&t, &c, 0.5, &after, &segments);
-  t.active_cap = 3;
+  t.dial_cap = 3;
   trace_paced (&t, 5.2, TRUE, 4.5, TRUE);
   fail_unless_equals_int (mtcp_control_wanted (t.ctl), 2);
+  trace_paced (&t, 0.1, TRUE, 2, TRUE);
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 3);
+  trace_paced (&t, 10, TRUE, 2, TRUE);
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 3);
+  t.dial_cap = 0;
+  mtcp_control_free (t.ctl);
+
+  /* a REPORT a second old says nothing: a connection stuck behind unsent
+   * bytes whose last REPORT said low adds nothing */
+  trace_second_look (&t, &c, 0.5, &after, &segments);
+  trace_paced (&t, 5.2, TRUE, 4.5, TRUE);
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 8);
+  {
+    gint64 end = t.now_us + 10 * G_USEC_PER_SEC;
+    guint i;
+    while (t.now_us < end) {
+      trace_report_recovered (&t, 75, SL_ACKED, SL_RETRANS,
+          SL_RECOVERED_ACKED, SL_RECOVERED_RETRANS, 3690000, NULL);
+      for (i = 0; i < t.n; i++) {
+        t.conns[i].paced = TRUE;
+        t.conns[i].paced_held = i > 0;
+        t.conns[i].paced_low = i == 0;
+        if (i == 0)
+          t.conns[i].report_us = t.now_us - 2 * G_USEC_PER_SEC;
+      }
+      trace_tick (&t, 3690000 / 8 * TICK_US / G_USEC_PER_SEC);
+    }
+  }
+  fail_unless (mtcp_control_wanted (t.ctl) < 8);
   mtcp_control_free (t.ctl);
 
   /* a stream the sink does not pace: ParS's second count, and it stays */

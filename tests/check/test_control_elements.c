@@ -642,7 +642,13 @@ GST_START_TEST (test_count_over_the_sinks_limit_stops_dialing)
    * the refusals held the rest back for 10 s at a time) */
   wait_for_connections (s->sink, 3);
   g_usleep (2 * G_USEC_PER_SEC);
-  fail_unless_equals_uint64 (stats_uint64 (r->src, "connections-lost"), 0);
+  /* an outage probe (a sink stalled a second on a loaded machine) is
+   * refused by a full sink: that one is not a dial over the limit */
+  fail_unless (stats_uint64 (r->src, "connections-lost") <=
+      stats_uint64 (r->src, "outage-probes"), "%" G_GUINT64_FORMAT
+      " refused, %" G_GUINT64_FORMAT " probes",
+      stats_uint64 (r->src, "connections-lost"),
+      stats_uint64 (r->src, "outage-probes"));
   fail_unless_equals_int (stats_uint (r->src, "n-connections"), 3);
   fail_unless_equals_int (stats_uint (r->src, "wanted-connections"), 6);
   stream_and_check (s, &r, 1, 50, TRUE);

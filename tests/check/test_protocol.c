@@ -141,7 +141,6 @@ GST_START_TEST (test_stream_id_tail)
   fail_unless (mtcp_parse_welcome (out + 8, 32, &wback, &err));
   fail_unless_equals_string (wback.stream_id, "");
   fail_unless_equals_int (wback.max_connections, 0);
-  w.max_connections = 0;
 }
 
 GST_END_TEST;

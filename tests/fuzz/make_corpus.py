@@ -31,6 +31,10 @@ frames = {
     "hello": frame(0x01, struct.pack(">IHBB", 0x4D544350, 1, 1, 0) + sid),
     "welcome": frame(0x02, struct.pack(">IHH", 0x4D544350, 1, 0) + sid +
                      struct.pack(">II", 3, 1 << 24)),
+    # an empty stream id, path 1 of 2, the sink's max-connections 16
+    "welcome_limit": frame(0x02, struct.pack(">IHH", 0x4D544350, 1, 0) +
+                           sid + struct.pack(">IIHBBH", 3, 1 << 24, 0, 1, 2,
+                                             16)),
     "refuse": frame(0x03, struct.pack(">H", 2) + b"wrong version"),
     "caps": frame(0x10, struct.pack(">Q", 0) + b"video/x-h264, width=(int)320"),
     "buffer": frame(0x11, struct.pack(">QQQQII", 1, 10**9, 10**9, 33333333,
