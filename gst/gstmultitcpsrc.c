@@ -850,9 +850,9 @@ gst_multi_tcp_src_class_init (GstMultiTcpSrcClass * klass)
           "connections' slow starts), and a connection-control goes on "
           "from there; with fixed, a stored stream the sink paces "
           "(network-friendly) gets its count from the playout buffer the "
-          "sink keeps: half as many after it held 80% of the latency's "
-          "worth for 5 s, one more when it is below half or short for "
-          "10 s)",
+          "sink keeps instead, from 5: half as many (two at least) after "
+          "it held 80% of the latency's worth for 5 s, one more when it "
+          "is below half or short for 10 s)",
           0, 1024, DEFAULT_CONNECTIONS,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));

@@ -47,6 +47,7 @@ struct _MtcpControl {
                                  * since the paced count last started */
   guint64 paced_bytes;          /* payload at the last tick that saw more */
   gint64 paced_heard_us;        /* when that was */
+  gboolean paced_started;       /* the first PACED set the count's start */
   guint32 least_rtt_us;         /* the lowest RTT any REPORT gave */
   guint wanted;
   gint64 interval_start_us;
@@ -81,7 +82,8 @@ mtcp_control_new (const MtcpControlConfig * config, guint connections,
   ctl->window.measured = -1;
   ctl->mss = DEFAULT_MSS;
   mtcp_share_trial_init (&ctl->share_trial, config->max_connections);
-  mtcp_paced_count_init (&ctl->paced_count, ctl->fewest,
+  mtcp_paced_count_init (&ctl->paced_count, MIN (MAX (ctl->fewest,
+              MTCP_PACED_COUNT_FEWEST), config->max_connections),
       config->max_connections);
   return ctl;
 }
@@ -355,9 +357,10 @@ paced_buffer (const MtcpControlSnapshot * snap, MtcpPacedBuffer * buffer)
 }
 
 /* connections=0, fixed: a paced stream's count follows the playout buffer
- * the sink keeps at the receiver from ParS's first count on
- * (mtcppacedcount.h); the loss of paced connections does not size them,
- * and ParS's second look is not taken. The sink judges the buffer: it
+ * the sink keeps at the receiver (mtcppacedcount.h), from the source's
+ * starting count (two at least); the loss of paced connections does not
+ * size them, so neither ParS's first count (the start's loss) nor its
+ * second look is taken. The sink judges the buffer: it
  * counts what is on its way as there, so connections that only hold more
  * in flight do not look short. The count it moves is the one the sink
  * takes (its limit may hold the dials below the count wanted); no more is
@@ -370,16 +373,33 @@ paced_count_tick (MtcpControl * ctl, const MtcpControlSnapshot * snap)
   gint64 now = snap->now_us;
   MtcpPacedBuffer buffer;
   guint n, count;
+  gboolean started = FALSE;
 
   if (ctl->connections != 0) {
     ctl->paced_us = 0;
     return FALSE;
   }
-  if (!ctl->pars_done ||
-      ctl->config.connections != MTCP_CONNECTION_CONTROL_FIXED ||
+  if (ctl->config.connections != MTCP_CONNECTION_CONTROL_FIXED ||
       !paced_buffer (snap, &buffer))
     return FALSE;
-  ctl->pars_at_us = 0;
+  if (!ctl->paced_started) {
+    /* ParS's counts read the connections' slow starts as the path's loss
+     * (5-16 where two carry a paced video), or none (bbr: one); a paced
+     * stream's loss does not size its count: it starts from the source's
+     * first, and from no fewer than the paced count keeps */
+    guint first = CLAMP (MTCP_CONTROL_START_CONNECTIONS, ctl->fewest,
+        ctl->config.max_connections);
+    guint start = CLAMP (ctl->wanted, ctl->paced_count.fewest, first);
+
+    ctl->paced_started = ctl->pars_done = TRUE;
+    ctl->pars_at_us = 0;
+    g_snprintf (ctl->count_reason, sizeof (ctl->count_reason),
+        "paced: %u connections to start (had %u); the playout buffer sizes "
+        "them from here", start, ctl->wanted);
+    GST_INFO ("%s", ctl->count_reason);
+    started = start != ctl->wanted;
+    ctl->wanted = ctl->pars_count = start;
+  }
   if (ctl->paced_us == 0 || now - ctl->paced_us >= PACED_GAP_US) {
     mtcp_paced_count_restart (&ctl->paced_count);
     ctl->paced_bytes = snap->payload_bytes;
@@ -391,11 +411,11 @@ paced_count_tick (MtcpControl * ctl, const MtcpControlSnapshot * snap)
     ctl->paced_heard_us = now;
   }
   if (now - ctl->paced_heard_us >= PACED_DARK_US)
-    return FALSE;
+    return started;
   count = snap->dial_cap ? MIN (ctl->wanted, snap->dial_cap) : ctl->wanted;
   n = mtcp_paced_count_update (&ctl->paced_count, now, count, buffer);
   if (n == count || (n > count && snap->dial_cap && count >= snap->dial_cap))
-    return FALSE;
+    return started;
   ctl->wanted = n;
   g_strlcpy (ctl->count_reason, ctl->paced_count.reason,
       sizeof (ctl->count_reason));
@@ -450,6 +470,9 @@ mtcp_control_tick (MtcpControl * ctl, const MtcpControlSnapshot * snap)
     return FALSE;               /* no REPORT yet */
   ctl->mss = mss;
   rtt_control_tick (ctl, now, rtt);
+  /* before ParS's first count: a paced stream does not take it */
+  if (paced_count_tick (ctl, snap))
+    return TRUE;
   if (!starting_count_known (ctl) && target_rate (ctl, snap) > 0) {
     /* ParS's count as soon as there is loss to go on, not at the end of a
      * sampling interval (6 RTTs): a live stream is backing up meanwhile */
@@ -461,8 +484,6 @@ mtcp_control_tick (MtcpControl * ctl, const MtcpControlSnapshot * snap)
       return TRUE;
     }
   }
-  if (paced_count_tick (ctl, snap))
-    return TRUE;
   if (pars_second_look (ctl, snap, rtt, mss)) {
     ctl->interval_start_us = 0;
     return TRUE;

@@ -7,12 +7,25 @@
 #endif
 
 #include "mtcppacedcount.h"
+#include "mtcpprotocol.h"
 
 #include <string.h>
 
 /* one taken back this soon after a cut: the buffer needed it */
 #define REGRET_US (60 * G_USEC_PER_SEC)
 #define TRIM_MAX_US (16 * MTCP_PACED_COUNT_TRIM_US)
+
+MtcpPacedBuffer
+mtcp_paced_buffer_judge (gdouble kept, gdouble target)
+{
+  if (target <= 0)
+    return MTCP_PACED_BUFFER_SHORT;
+  if (kept < MTCP_PACED_LOW * target)
+    return MTCP_PACED_BUFFER_LOW;
+  if (kept >= MTCP_PACED_HELD * target)
+    return MTCP_PACED_BUFFER_HELD;
+  return MTCP_PACED_BUFFER_SHORT;
+}
 
 void
 mtcp_paced_count_init (MtcpPacedCount * pc, guint fewest, guint most)

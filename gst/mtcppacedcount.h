@@ -42,6 +42,11 @@ typedef enum {
  * counts as filled: the rules above apply */
 #define MTCP_PACED_COUNT_FILL_US (10 * G_USEC_PER_SEC)
 
+/* the fewest connections of a paced session: a lone connection's
+ * retransmission timeouts (200 ms and more, doubling) stall the stream
+ * while a short playout buffer runs dry; a second carries on */
+#define MTCP_PACED_COUNT_FEWEST 2
+
 typedef struct {
   guint fewest, most;
   gint64 started_us;            /* the first update */
@@ -55,6 +60,12 @@ typedef struct {
   gint64 trim_wait_us;
   gchar reason[160];
 } MtcpPacedCount;
+
+/* The sink's reckoning: @kept bytes of playout buffer (what is on its way
+ * counted) against the @target it keeps there (the latency's worth), by
+ * REPORT's thresholds (MTCP_PACED_LOW, MTCP_PACED_HELD); SHORT when there
+ * is no target. */
+MtcpPacedBuffer mtcp_paced_buffer_judge (gdouble kept, gdouble target);
 
 void mtcp_paced_count_init (MtcpPacedCount * pc, guint fewest, guint most);
 /* From the start again (the buffer emptied for a reason of its own: the

@@ -14,6 +14,7 @@
  * YouTube-like baseline per session (mtcpburst.c). A live upstream is
  * paced by its encoder: no control. */
 
+#include "mtcppacedcount.h"
 #include "mtcpserverprivate.h"
 #include "mtcptcpinfo.h"
 
@@ -243,11 +244,14 @@ server_transfer_report_flags (MtcpServer * server, ServerSession * sess,
     return 0;
   kept = session_playout (server, sess, now);
   target = server->media_rate_Bps * sess->latency_us / G_USEC_PER_SEC;
-  if (kept < MTCP_PACED_LOW * target)
-    return MTCP_REPORT_PACED | MTCP_REPORT_PACED_LOW;
-  if (kept >= MTCP_PACED_HELD * target)
-    return MTCP_REPORT_PACED | MTCP_REPORT_PACED_HELD;
-  return MTCP_REPORT_PACED;
+  switch (mtcp_paced_buffer_judge (kept, target)) {
+    case MTCP_PACED_BUFFER_LOW:
+      return MTCP_REPORT_PACED | MTCP_REPORT_PACED_LOW;
+    case MTCP_PACED_BUFFER_HELD:
+      return MTCP_REPORT_PACED | MTCP_REPORT_PACED_HELD;
+    default:
+      return MTCP_REPORT_PACED;
+  }
 }
 
 /* server->lock held. bit/s: under network-friendly, a stored video's

@@ -381,9 +381,10 @@ GST_START_TEST (test_pars_second_look_after_the_start)
 
 GST_END_TEST;
 
-/* A paced stream (REPORT's PACED) whose playout buffer holds: from
- * ParS's first count on, half as many connections every 5 s the buffer
- * held; one more as soon as it runs low; no second look. Not while
+/* A paced stream (REPORT's PACED) whose playout buffer holds: from the
+ * source's starting count (not ParS's first, read from the start's
+ * loss), half as many connections every 5 s the buffer held, down to
+ * two; one more as soon as it runs low; no second look. Not while
  * nothing arrives, not for a stream the sink does not pace, not for a
  * count the user set, not under share. */
 static void
@@ -417,32 +418,40 @@ GST_START_TEST (test_paced_count_follows_the_buffer)
   Trace t;
   gdouble after, segments;
 
-  /* 16 from ParS's first count; cut after 5 s, not ParS's second look (4
-   * connections at 5 s) */
+  /* ParS's first count (16, from the start's loss) gives way to the
+   * source's starting 5 at the first PACED; cut after 5 s, not ParS's
+   * second look (4 connections at 5 s) */
   trace_second_look (&t, &c, 0.5, &after, &segments);
-  trace_paced (&t, 4.9, TRUE, 4.5, TRUE);
   fail_unless_equals_int (t.n, 16);
+  trace_paced (&t, 0.1, TRUE, 4.5, TRUE);
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 5);
+  fail_unless (strstr (mtcp_control_count_reason (t.ctl), "to start (had 16)"));
+  trace_paced (&t, 4.8, TRUE, 4.5, TRUE);
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 5);
   trace_paced (&t, 0.3, TRUE, 4.5, TRUE);
-  fail_unless_equals_int (t.n, 8);
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 3);
   fail_unless (strstr (mtcp_control_count_reason (t.ctl), "held"));
-  trace_paced (&t, 15, TRUE, 4.5, TRUE);
-  fail_unless_equals_int (t.n, 1);
+  trace_paced (&t, 5, TRUE, 4.5, TRUE);
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 2);
+  /* two stay (MTCP_PACED_COUNT_FEWEST): one's timeouts stall a lone one */
+  trace_paced (&t, 20, TRUE, 4.5, TRUE);
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 2);
   /* it runs low: one more at once */
   trace_paced (&t, 0.1, TRUE, 2, TRUE);
-  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 2);
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 3);
   fail_unless (strstr (mtcp_control_count_reason (t.ctl), "ran low"));
   /* the path goes dark: the buffer runs out, nothing is added */
   trace_paced (&t, 20, TRUE, 0, FALSE);
-  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 2);
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 3);
   /* it comes back: the buffer fills, then the count is cut again, after
    * 10 s (a connection was taken back within a minute of the last cut) */
   trace_paced (&t, 9.8, TRUE, 4.5, TRUE);
-  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 2);
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 3);
   trace_paced (&t, 0.4, TRUE, 4.5, TRUE);
-  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 1);
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 2);
   mtcp_control_free (t.ctl);
 
-  /* the sink takes 3 of the 16 wanted: the cut is from those 3, and no
+  /* the sink takes 3 of the 5 wanted: the cut is from those 3, and no
    * more is asked over them when the buffer runs low */
   trace_second_look (&t, &c, 0.5, &after, &segments);
   t.dial_cap = 3;
@@ -459,11 +468,11 @@ GST_START_TEST (test_paced_count_follows_the_buffer)
    * bytes whose last REPORT said low adds nothing */
   trace_second_look (&t, &c, 0.5, &after, &segments);
   trace_paced (&t, 5.2, TRUE, 4.5, TRUE);
-  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 8);
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 3);
   t.stale_low = TRUE;
   trace_paced (&t, 10, TRUE, 4.5, TRUE);
   t.stale_low = FALSE;
-  fail_unless (mtcp_control_wanted (t.ctl) < 8);
+  fail_unless (mtcp_control_wanted (t.ctl) < 3);
   mtcp_control_free (t.ctl);
 
   /* a stream the sink does not pace: ParS's second count, and it stays */
@@ -474,17 +483,39 @@ GST_START_TEST (test_paced_count_follows_the_buffer)
   fail_unless_equals_int (mtcp_control_wanted (t.ctl), 4);
   mtcp_control_free (t.ctl);
 
-  /* the user's count stays; set back to 0, the count starts over: no cut
-   * before 5 s held */
+  /* the user's count stays; set back to 0, the paced count starts (from
+   * five at most): no cut before 5 s held */
   trace_second_look (&t, &c, 5.2, &after, &segments);
   fail_unless (mtcp_control_set_connections (t.ctl, 7));
   trace_paced (&t, 40, TRUE, 4.5, TRUE);
   fail_unless_equals_int (mtcp_control_wanted (t.ctl), 7);
   fail_if (mtcp_control_set_connections (t.ctl, 0));
   trace_paced (&t, 4.9, TRUE, 4.5, TRUE);
-  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 7);
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 5);
   trace_paced (&t, 0.3, TRUE, 4.5, TRUE);
-  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 4);
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 3);
+  mtcp_control_free (t.ctl);
+
+  /* paced from the first REPORT: ParS's count is not taken (it would read
+   * the start's 20% loss as 16), the source's five stay until the buffer
+   * held */
+  trace_init (&t, &c, 0);
+  trace_paced (&t, 0.1, TRUE, 4.5, TRUE);
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 5);
+  fail_unless (strstr (mtcp_control_count_reason (t.ctl), "to start (had 5)"));
+  fail_unless_equals_int (t.applied, 0);
+  trace_paced (&t, 10, TRUE, 4.5, TRUE);
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 2);
+  mtcp_control_free (t.ctl);
+
+  /* a sink on bbr: ParS's count is one (no loss bound); paced, two */
+  trace_init (&t, &c, 0);
+  trace_run (&t, 0.5, 75, 3690000 / 8, 3690000, 0);
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 1);
+  trace_paced (&t, 0.1, TRUE, 4.5, TRUE);
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 2);
+  trace_paced (&t, 30, TRUE, 4.5, TRUE);
+  fail_unless_equals_int (mtcp_control_wanted (t.ctl), 2);
   mtcp_control_free (t.ctl);
 
   /* a controller's count stays its own */

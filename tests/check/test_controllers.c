@@ -468,6 +468,35 @@ paced_steps (guint fewest, guint most, guint count, const PacedStep * steps,
   }
 }
 
+/* The sink's reckoning of the playout buffer REPORT carries: low below
+ * half the latency's worth, held from 80% of it; nothing is low or held
+ * against no target. */
+GST_START_TEST (test_paced_buffer_judged_by_the_sink)
+{
+  /* 1 s of a 3.69 Mbit/s stream */
+  gdouble target = 3690000 / 8.0;
+
+  fail_unless_equals_int (mtcp_paced_buffer_judge (0, target),
+      MTCP_PACED_BUFFER_LOW);
+  fail_unless_equals_int (mtcp_paced_buffer_judge (0.49 * target, target),
+      MTCP_PACED_BUFFER_LOW);
+  fail_unless_equals_int (mtcp_paced_buffer_judge (0.5 * target, target),
+      MTCP_PACED_BUFFER_SHORT);
+  fail_unless_equals_int (mtcp_paced_buffer_judge (0.79 * target, target),
+      MTCP_PACED_BUFFER_SHORT);
+  fail_unless_equals_int (mtcp_paced_buffer_judge (0.8 * target, target),
+      MTCP_PACED_BUFFER_HELD);
+  /* what is on its way counts: more than the target is held */
+  fail_unless_equals_int (mtcp_paced_buffer_judge (3 * target, target),
+      MTCP_PACED_BUFFER_HELD);
+  fail_unless_equals_int (mtcp_paced_buffer_judge (0, 0),
+      MTCP_PACED_BUFFER_SHORT);
+  fail_unless_equals_int (mtcp_paced_buffer_judge (target, -1),
+      MTCP_PACED_BUFFER_SHORT);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_paced_count_follows_the_buffer)
 {
   /* a transfer's start fills the buffer: nothing moves; held at 4.5 s of
@@ -744,6 +773,7 @@ controllers_suite (void)
   tcase_add_test (tc, test_pars_first_recovery);
   tcase_add_test (tc, test_pars_loss_upper);
   tcase_add_test (tc, test_pars_shared_link_fit);
+  tcase_add_test (tc, test_paced_buffer_judged_by_the_sink);
   tcase_add_test (tc, test_paced_count_follows_the_buffer);
   tcase_add_test (tc, test_share_trial_joins_a_shared_link);
   tcase_add_test (tc, test_share_trial_leaves_a_full_path);

@@ -160,6 +160,10 @@ def peer(args):
     done_bytes = [0] * VIDEOS
     # each video's ready connections, sampled while it is transferred
     counts = [[] for _ in range(VIDEOS)]
+    # when frames first and last missed their playout (s after the video's
+    # start), and the ready connections then
+    late_at = [None] * VIDEOS
+    late_seen = [0] * VIDEOS
     while time.monotonic() - t0 < args.video_s + 12 and not all(ended):
         for i, p in enumerate(pipes):
             st = srcs[i].get_property("stats")
@@ -167,6 +171,13 @@ def peer(args):
             if done[i] is None:
                 counts[i].append(st.get_value("n-connections"))
             now = time.monotonic() - t0
+            late = st.get_value("buffers-late") + \
+                st.get_value("buffers-skipped")
+            if late > late_seen[i]:
+                late_seen[i] = late
+                at = round(now - started[i], 1)
+                late_at[i] = (late_at[i] or [at, None, None])
+                late_at[i][1:] = [at, st.get_value("n-connections")]
             if done[i] is None and \
                     st.get_value("buffers-received") >= frames:
                 done[i], done_bytes[i] = now, got
@@ -191,6 +202,7 @@ def peer(args):
                     "pushed": st.get_value("buffers-pushed"),
                     "connections": statistics.mean(counts[i] or [0]),
                     "count_reason": st.get_value("connection-decision"),
+                    "late_at": late_at[i],
                     "marks_wall": marks_wall})
     print(json.dumps({"receiver": out}), flush=True)
     for p in pipes:
@@ -271,6 +283,8 @@ def run(args, control, flows):
                            for r in rx],
             "transfer_s": [r["transfer_s"] for r in rx],
             "underflow_s": [r["late"] / FPS for r in rx],
+            # [first, last s after the start, connections then] or None
+            "late_at": [r.get("late_at") for r in rx],
             "ended": [r["ended"] for r in rx],
             "window_s": w1 - w0,
             "bulk_mbps": bulk_over(bulk, w0 - bulk_start, w1 - bulk_start),
@@ -390,7 +404,8 @@ def write_doc(results, args):
         f"{video:.2f} Mbit/s ({100 * video / args.rate:.1f}% of the link "
         "each, as the paper's five 3.6 Mbit/s on 100 Mbit/s) of "
         f"{args.video_s:.0f} s after {args.lead_s:.0f} s of background, 5 s "
-        "playout delay, a Poisson UDP flow at 10% of the link, N bulk TCP "
+        "playout delay unless the row names another, a Poisson UDP flow at "
+        "10% of the link, N bulk TCP "
         "flows (iperf3, the same direction). As the paper's, the figures "
         "are taken while the videos are sent (from the receivers' start "
         "to the last video's last frame; the last column: the bulk flows "
