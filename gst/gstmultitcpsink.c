@@ -644,6 +644,7 @@ on_server_warning (const gchar * message, gpointer user_data)
 typedef struct {
   gboolean missing;             /* no encoder whose bitrate we can set */
   gboolean no_max;              /* one on "auto" and no max-bitrate */
+  guint64 ceiling_bps;          /* the most the encoder found will be given */
 } EncoderSearch;
 
 /* control_lock held. The first time: the encoder upstream and its
@@ -677,6 +678,7 @@ find_encoder_locked (GstMultiTcpSink * self, guint min_bps, guint max_bps,
   }
   bounds.min_bps = min_bps;
   bounds.max_bps = max_bps ? max_bps : now_bps;
+  self->encoder_ceiling_bps = MAX (bounds.min_bps, bounds.max_bps);
   self->bitrate = mtcp_bitrate_control_new (&bounds, at_least ?
       bounds.min_bps : now_bps);
   GST_INFO_OBJECT (self, "bitrate-control: %s, %" G_GUINT64_FORMAT "-%"
@@ -710,10 +712,15 @@ apply_encoder_bitrate (GstMultiTcpSink * self)
   g_mutex_unlock (&self->set_lock);
 }
 
-/* No lock held: what find_encoder_locked found wrong. */
+/* No lock held: what find_encoder_locked found, told to @server (the
+ * receivers size their connections for the most the encoder will be
+ * given) and, if wrong, on the bus. */
 static void
-warn_encoder_search (GstMultiTcpSink * self, const EncoderSearch * search)
+tell_encoder_search (GstMultiTcpSink * self, MtcpServer * server,
+    const EncoderSearch * search)
 {
+  if (search->ceiling_bps && server)
+    mtcp_server_set_stream_ceiling (server, search->ceiling_bps);
   if (search->missing)
     GST_ELEMENT_WARNING (self, STREAM, ENCODE, ("bitrate-control=encoder, "
             "but there is no video encoder upstream whose bitrate multitcpsink "
@@ -731,7 +738,7 @@ warn_encoder_search (GstMultiTcpSink * self, const EncoderSearch * search)
 static void
 start_encoder_control (GstMultiTcpSink * self)
 {
-  EncoderSearch search = { FALSE, FALSE };
+  EncoderSearch search = { FALSE, FALSE, 0 };
   guint min_bps, max_bps;
   gboolean control, set;
 
@@ -745,8 +752,9 @@ start_encoder_control (GstMultiTcpSink * self)
     return;
   g_mutex_lock (&self->control_lock);
   set = find_encoder_locked (self, min_bps, max_bps, TRUE, &search);
+  search.ceiling_bps = self->encoder_ceiling_bps;
   g_mutex_unlock (&self->control_lock);
-  warn_encoder_search (self, &search);
+  tell_encoder_search (self, self->server, &search);
   if (set)
     apply_encoder_bitrate (self);
 }
@@ -761,7 +769,7 @@ control_encoder (GstMultiTcpSink * self, MtcpServer * server)
   gboolean limited, probe = FALSE, padding, after_outage;
   gint64 now = g_get_monotonic_time (), waited_us;
   gboolean keyframe = FALSE, set = FALSE;
-  EncoderSearch search = { FALSE, FALSE };
+  EncoderSearch search = { FALSE, FALSE, 0 };
   guint min_bps, max_bps;
   gboolean strongest, dark;
 
@@ -793,9 +801,10 @@ control_encoder (GstMultiTcpSink * self, MtcpServer * server)
   g_atomic_int_set (&self->path_dark, dark && self->encoder != NULL);
   keyframe = mtcp_keyframe_ask_after_skips (self->keyframes, now, skips,
       self->encoder != NULL && !strongest);
+  search.ceiling_bps = self->encoder_ceiling_bps;
   g_mutex_unlock (&self->control_lock);
 
-  warn_encoder_search (self, &search);
+  tell_encoder_search (self, server, &search);
   if (probe)
     mtcp_server_probe (server, probe_bps);
   if (set) {
@@ -821,10 +830,14 @@ on_server_estimate (GstStructure * estimate, gpointer user_data)
   control = self->bitrate_control == GST_MULTI_TCP_BITRATE_CONTROL_ENCODER;
   server = self->server ? mtcp_server_ref (self->server) : NULL;
   GST_OBJECT_UNLOCK (self);
-  if (server && control)
+  if (server && control) {
     control_encoder (self, server);
-  else
+  } else {
     g_atomic_int_set (&self->path_dark, FALSE);
+    /* switched off while playing: the stream is what it is again */
+    if (server)
+      mtcp_server_set_stream_ceiling (server, 0);
+  }
   if (server)
     mtcp_server_unref (server);
 
@@ -1000,6 +1013,7 @@ gst_multi_tcp_sink_stop (GstBaseSink * bsink)
   g_mutex_lock (&self->control_lock);
   g_clear_pointer (&self->encoder, mtcp_encoder_free);
   g_clear_pointer (&self->bitrate, mtcp_bitrate_control_free);
+  self->encoder_ceiling_bps = 0;
   self->encoder_looked_for = FALSE;
   g_atomic_int_set (&self->encoder_started, FALSE);
   mtcp_keyframe_ask_reset (self->keyframes);

@@ -987,6 +987,14 @@ mtcp_server_set_scheduler (MtcpServer * server, MtcpScheduler scheduler)
 }
 
 void
+mtcp_server_set_stream_ceiling (MtcpServer * server, guint64 bps)
+{
+  g_mutex_lock (&server->lock);
+  server->stream_ceiling_bps = bps;
+  g_mutex_unlock (&server->lock);
+}
+
+void
 mtcp_server_set_limits (MtcpServer * server, const MtcpSendQueueLimits * limits)
 {
   g_mutex_lock (&server->lock);

@@ -127,6 +127,14 @@ void mtcp_server_set_scheduler (MtcpServer * server, MtcpScheduler scheduler);
 void mtcp_server_set_limits (MtcpServer * server,
     const MtcpSendQueueLimits * limits);
 
+/* Any thread, no lock held. The most the stream may grow to, bits/s (0:
+ * what it is): the sink sets its encoder's bitrate from the network
+ * (bitrate-control), and the receivers size their connections for the
+ * stream it would send, not for the one the path holds it at now (one
+ * cubic connection at 3% loss carries about 1 Mbit/s, and ParS's count
+ * for the stream's start kept the encoder there). */
+void mtcp_server_set_stream_ceiling (MtcpServer * server, guint64 bps);
+
 GstStructure *mtcp_server_get_stats (MtcpServer * server);
 /* The weakest (@strongest: the strongest) bandwidth estimate of the
  * sessions that have connections and a measured span (bits/s; 0: none, or

@@ -43,9 +43,10 @@ server_conn_read_info (ServerConn * sc, gint64 now_us)
 
   mtcp_tcp_info_read (mtcp_connection_get_socket (sc->conn), &sc->info);
   backlogged = server_conn_backlogged (sc);
-  mtcp_drain_rate_note (&sc->drain, now_us, sc->info.bytes_acked,
-      mtcp_transit_path_queue_stands (&sc->info, backlogged), backlogged,
-      sc->info.rwnd_limited_us);
+  /* a backlog while TCP repairs a random loss is no "backlogged" span (the
+   * path's last rate capped the windows' guess at 1.8 Mbit/s on a 50
+   * Mbit/s path at 3% loss, and the encoder stayed there) */
+  mtcp_drain_rate_note_info (&sc->drain, now_us, &sc->info, backlogged);
 }
 
 gboolean
@@ -89,6 +90,8 @@ session_estimate (MtcpServer * server, ServerSession * sess,
     const MtcpTcpInfo *info = &sc->info;
     /* what a receiver takes whose window held the sender back */
     guint64 receiver = mtcp_drain_rate_of_receiver (&sc->drain);
+    gboolean repairing = mtcp_transit_repairing_loss (info);
+    guint64 reading = 0;
 
     sample.bytes_acked += info->bytes_acked;
     sample.waiting_bytes += server_conn_unsent_bytes (sc);
@@ -97,13 +100,16 @@ session_estimate (MtcpServer * server, ServerSession * sess,
     GST_LOG ("session %s, connection %u: %" G_GUINT64_FORMAT " unsent, "
         "cwnd %u x %u, receiver's window %u, RTT %u us, delivery rate %"
         G_GUINT64_FORMAT " B/s, drained %" G_GUINT64_FORMAT " B/s (the "
-        "path's last %" G_GUINT64_FORMAT " B/s)%s%s",
+        "path's last %" G_GUINT64_FORMAT " B/s), TCP state %u, last ACK %u "
+        "ms ago%s%s%s",
         sess->id_str, sc->id, server_conn_unsent_bytes (sc),
         info->snd_cwnd, info->snd_mss, info->snd_wnd, info->rtt_us,
         info->delivery_rate, sc->drain.bytes_per_s,
-        mtcp_drain_rate_last_of_path (&sc->drain),
+        mtcp_drain_rate_last_of_path (&sc->drain), info->ca_state,
+        info->last_ack_recv_ms,
         sc->drain.backlogged ? ", backlogged" : "",
-        receiver ? ", held back by the receiver" : "");
+        receiver ? ", held back by the receiver" : "",
+        repairing ? ", repairing a loss" : "");
     if (server_conn_backlogged (sc)) {
       /* it has more than it sends: whatever holds it back (its window,
        * the receiver's), what it delivers is what it can; over a span, as
@@ -124,7 +130,7 @@ session_estimate (MtcpServer * server, ServerSession * sess,
         drained = receiver;
       if (drained > 0)
         rate = MIN (rate, drained);
-      sample.window_bps += rate * 8;
+      reading = rate;
     } else if (info->rtt_us > 0) {
       /* idle: a window an RTT (the smaller of ours and the receiver's, a
        * slow reader's being small), but no more than the kernel paces at
@@ -149,8 +155,17 @@ session_estimate (MtcpServer * server, ServerSession * sess,
        * reader's small window over a loopback RTT read as Mbit/s */
       if (receiver > 0)
         window = MIN (window, receiver);
-      sample.window_bps += window * 8;
+      reading = window;
+    } else {
+      continue;
     }
+    /* while TCP repairs a random loss its window is no reading of the
+     * path: the one from before the repair stands (a window at packet
+     * conservation read 0.5 Mbit/s on a path carrying 8, and the estimate
+     * fell with it once a second at 3% loss) */
+    sample.window_bps += mtcp_held_reading_take (&sc->held_reading, now,
+        reading, repairing, MAX (2 * (gint64) info->rtt_us,
+            MTCP_DRAIN_SPAN_US)) * 8;
   }
   if (queued_us != G_MAXINT64)
     sample.queued_us = queued_us;

@@ -76,6 +76,8 @@ typedef struct {
   MtcpTcpInfo info;
   gint64 watch_read_us;         /* when info was last read between ticks */
   MtcpDrainRate drain;          /* what its receiver acknowledged lately */
+  MtcpHeldReading held_reading; /* what it would carry, from before its
+                                 * last loss repair (the estimate) */
   gint64 probe_queue_us;        /* its path's queue when a probe began */
   gboolean silent;              /* as last seen (mtcpserverschedule.c) */
   guint32 rtt_before_silence_us;        /* its smoothed RTT then */
@@ -200,6 +202,8 @@ struct _MtcpServer {
   guint64 rate_bytes;
   gint64 rate_since_us;
   guint64 stream_bitrate;
+  guint64 stream_ceiling_bps;   /* the most the sink's encoder may be given
+                                 * (bitrate-control), 0: none */
   /* the playback rate, bytes per second of PTS (mtcpservertransfer.c) */
   GstClockTime media_pts0;
   guint64 media_bytes;

@@ -255,14 +255,15 @@ server_transfer_report_flags (MtcpServer * server, ServerSession * sess,
 }
 
 /* server->lock held. bit/s: under network-friendly, a stored video's
- * playback rate once known; otherwise what upstream pushes. A file is
- * pushed as fast as the queue takes it at first, and the receiver sizes
- * its connections (and, with window-control=adjust, its windows) from
- * this. Burst's first burst runs at line rate: not capped by it. */
+ * playback rate once known; otherwise what upstream pushes, or the most
+ * the sink's bitrate control may give the encoder where that is more. A
+ * file is pushed as fast as the queue takes it at first, and the receiver
+ * sizes its connections (and, with window-control=adjust, its windows)
+ * from this. Burst's first burst runs at line rate: not capped by it. */
 guint64
 server_transfer_stream_bitrate (MtcpServer * server)
 {
   if (!server_transfer_paces (server))
-    return server->stream_bitrate;
+    return MAX (server->stream_bitrate, server->stream_ceiling_bps);
   return (guint64) (server->media_rate_Bps * 8);
 }

@@ -49,6 +49,15 @@ mtcp_drain_rate_note (MtcpDrainRate * drain, gint64 now_us,
   drain->rwnd_limited_at_start = rwnd_limited_us;
 }
 
+void
+mtcp_drain_rate_note_info (MtcpDrainRate * drain, gint64 now_us,
+    const MtcpTcpInfo * info, gboolean backlogged)
+{
+  mtcp_drain_rate_note (drain, now_us, info->bytes_acked,
+      mtcp_transit_path_queue_stands (info, backlogged), backlogged &&
+      !mtcp_transit_repairing_loss (info), info->rwnd_limited_us);
+}
+
 guint64
 mtcp_drain_rate_of_path (const MtcpDrainRate * drain)
 {
@@ -199,4 +208,32 @@ mtcp_transit_arrives_late (gint64 late_us, gint64 transit_us,
 {
   return late_us + transit_us + (queue_held ? transit_us / 2 : 0) >
       latency_us;
+}
+
+gboolean
+mtcp_transit_repairing_loss (const MtcpTcpInfo * info)
+{
+  guint32 heard_within_ms = MAX (2 * info->rtt_us / 1000, 200);
+
+  return mtcp_tcp_info_in_loss_recovery (info) &&
+      info->last_ack_recv_ms <= heard_within_ms &&
+      !mtcp_transit_queue_stands (info);
+}
+
+guint64
+mtcp_held_reading_take (MtcpHeldReading * held, gint64 now_us,
+    guint64 reading, gboolean repairing, gint64 settle_us)
+{
+  gboolean fresh = held->at_us != 0 &&
+      now_us - held->at_us <= MTCP_HELD_READING_US;
+
+  if (repairing)
+    held->repaired_us = now_us;
+  else if (held->repaired_us == 0 || now_us - held->repaired_us > settle_us ||
+      reading >= held->bytes_per_s || !fresh) {
+    held->bytes_per_s = reading;
+    held->at_us = now_us;
+    return reading;
+  }
+  return fresh ? MAX (reading, held->bytes_per_s) : reading;
 }

@@ -62,6 +62,13 @@ void mtcp_drain_rate_note (MtcpDrainRate * drain, gint64 now_us,
     guint64 bytes_acked, gboolean queue_stands, gboolean backlogged,
     guint64 rwnd_limited_us);
 
+/* mtcp_drain_rate_note from the connection's TCP_INFO @info at @now_us,
+ * with data waiting unsent in its socket (@backlogged) or not. A backlog
+ * while TCP repairs a random loss (mtcp_transit_repairing_loss) measures
+ * the repair, not what the path carries: such a note is not backlogged. */
+void mtcp_drain_rate_note_info (MtcpDrainRate * drain, gint64 now_us,
+    const MtcpTcpInfo * info, gboolean backlogged);
+
 /* What drains a standing queue: the last rate if a queue stood all
  * through its span, else 0 (not known). */
 guint64 mtcp_drain_rate_of_path (const MtcpDrainRate * drain);
@@ -136,6 +143,36 @@ gboolean mtcp_transit_path_queue_stands (const MtcpTcpInfo * info,
  * keyframe's burst; neither is a queue its next frame waits behind. */
 gboolean mtcp_transit_queue_held (const MtcpTcpInfo * info,
     const MtcpDrainRate * drain);
+
+/* TCP repairs a loss on a path that still answers and holds no queue: in
+ * fast recovery or after a timeout, or with segments marked lost or resent
+ * in flight, an ACK heard within the last two round trips (200 ms at
+ * least) and no queue standing. A random loss on a path with room: the
+ * window then says nothing of what the path carries (bbr holds it to what
+ * is in flight, a timeout leaves one segment), nor does what a backlog
+ * drains meanwhile. A path that slowed keeps a queue; a dark one sends no
+ * ACK. */
+gboolean mtcp_transit_repairing_loss (const MtcpTcpInfo * info);
+
+/* A connection's reading of what it would carry, kept from before a loss
+ * repair began. Zero-initialised: none kept. */
+typedef struct {
+  guint64 bytes_per_s;
+  gint64 at_us;                 /* when it was read, 0: none */
+  gint64 repaired_us;           /* the last reading while repairing */
+} MtcpHeldReading;
+
+/* how long a reading from before a repair stands in for the window: a
+ * repair takes a round trip or two, back to back at a few percent loss */
+#define MTCP_HELD_READING_US (2 * G_USEC_PER_SEC)
+
+/* The reading (bytes/s) to count at @now_us for a connection that reads
+ * @reading now: while it is @repairing (mtcp_transit_repairing_loss), and
+ * for @settle_us after (the window regrows over a round trip or two), the
+ * larger of that and the last reading from before, if one was kept within
+ * MTCP_HELD_READING_US; otherwise @reading, which is kept. */
+guint64 mtcp_held_reading_take (MtcpHeldReading * held, gint64 now_us,
+    guint64 reading, gboolean repairing, gint64 settle_us);
 
 /* A frame @late_us behind its schedule, @transit_us from the receiver,
  * arrives past @latency_us. While a queue is held (@queue_held), unless

@@ -443,6 +443,112 @@ GST_START_TEST (test_probe_interval_follows_the_least_rtt)
 
 GST_END_TEST;
 
+GST_START_TEST (test_repairing_a_random_loss)
+{
+  /* 3% loss on a 100 ms path with room (the lab grid, bbr): fast
+   * recovery, SACKs still coming, the RTT at its least */
+  MtcpTcpInfo info = info_of (102 * MS, 100 * MS, 5, 4, 1000000);
+
+  info.ca_state = MTCP_TCP_CA_RECOVERY;
+  info.last_ack_recv_ms = 8;
+  fail_unless (mtcp_transit_repairing_loss (&info));
+  /* a segment resent and not yet acknowledged, the state back to open */
+  info.ca_state = MTCP_TCP_CA_OPEN;
+  fail_if (mtcp_transit_repairing_loss (&info));
+  info.retrans = 1;
+  fail_unless (mtcp_transit_repairing_loss (&info));
+  /* after a timeout, the resent segment's ACK due within two RTTs */
+  info.ca_state = MTCP_TCP_CA_LOSS;
+  info.last_ack_recv_ms = 190;
+  fail_unless (mtcp_transit_repairing_loss (&info));
+  /* nothing heard for longer: the path may be dark, no repair */
+  info.last_ack_recv_ms = 205;
+  fail_if (mtcp_transit_repairing_loss (&info));
+  /* a path that slowed keeps a queue: its loss is the queue's overflow */
+  info.last_ack_recv_ms = 8;
+  info.rtt_us = 230 * MS;
+  fail_if (mtcp_transit_repairing_loss (&info));
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_a_reading_held_through_a_repair)
+{
+  /* every 200 ms: what the connection reads, whether it repairs a loss,
+   * what counts */
+  static const struct {
+    guint64 reading;
+    gboolean repairing;
+    guint64 counts;
+  } steps[] = {
+    /* nothing kept yet: the reading itself, repairing or not */
+    {50000, TRUE, 50000},
+    {1000000, FALSE, 1000000},
+    /* the window at packet conservation reads a twentieth: the one from
+     * before stands, and a higher one counts as it is */
+    {50000, TRUE, 1000000},
+    {1200000, TRUE, 1200000},
+    /* the repair over, the window not grown back yet: still held */
+    {60000, FALSE, 1000000},
+    /* a settle later the reading is the connection's again, and kept */
+    {300000, FALSE, 300000},
+    {50000, TRUE, 300000},
+  };
+  MtcpHeldReading held = { 0, 0, 0 };
+  gint64 t = 10 * G_USEC_PER_SEC, settle = 250 * MS;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (steps); i++, t += 200 * MS)
+    fail_unless_equals_uint64 (mtcp_held_reading_take (&held, t,
+            steps[i].reading, steps[i].repairing, settle), steps[i].counts);
+  /* repairs back to back hold it no longer than MTCP_HELD_READING_US */
+  t += MTCP_HELD_READING_US;
+  fail_unless_equals_uint64 (mtcp_held_reading_take (&held, t, 50000, TRUE,
+          settle), 50000);
+}
+
+GST_END_TEST;
+
+/* Half a second of a 40 kB backlog per @info, 12 kB acknowledged every
+ * 50 ms (240 kB/s), noted from *@now on. */
+static void
+note_half_a_second_backlogged (MtcpDrainRate * d, gint64 * now,
+    MtcpTcpInfo * info)
+{
+  gint i;
+
+  for (i = 0; i <= 10; i++) {
+    mtcp_drain_rate_note_info (d, *now, info, TRUE);
+    *now += 50 * MS;
+    info->bytes_acked += 12000;
+  }
+}
+
+GST_START_TEST (test_a_backlog_while_repairing_is_not_the_paths_rate)
+{
+  MtcpDrainRate d;
+  MtcpTcpInfo info = info_of (102 * MS, 100 * MS, 40, 4, 1000000);
+  gint64 now = 1 * G_USEC_PER_SEC;
+
+  memset (&d, 0, sizeof (d));
+  /* fast recovery repairs a random loss: neither the path's last rate
+   * nor what the connection delivers */
+  info.ca_state = MTCP_TCP_CA_RECOVERY;
+  info.last_ack_recv_ms = 5;
+  note_half_a_second_backlogged (&d, &now, &info);
+  fail_unless (d.bytes_per_s > 0);
+  fail_unless_equals_uint64 (mtcp_drain_rate_last_of_path (&d), 0);
+  fail_unless_equals_uint64 (mtcp_drain_rate_of_backlog (&d), 0);
+  /* the same backlog with the loss repaired: what the path carries */
+  info.ca_state = MTCP_TCP_CA_OPEN;
+  note_half_a_second_backlogged (&d, &now, &info);
+  fail_unless (mtcp_drain_rate_last_of_path (&d) > 0);
+  fail_unless_equals_uint64 (mtcp_drain_rate_of_backlog (&d),
+      d.bytes_per_s);
+}
+
+GST_END_TEST;
+
 static Suite *
 transit_suite (void)
 {
@@ -465,6 +571,9 @@ transit_suite (void)
   tcase_add_test (tc, test_loss_recovery_is_not_a_held_queue);
   tcase_add_test (tc, test_slow_start_bytes_within_the_latency);
   tcase_add_test (tc, test_probe_interval_follows_the_least_rtt);
+  tcase_add_test (tc, test_repairing_a_random_loss);
+  tcase_add_test (tc, test_a_reading_held_through_a_repair);
+  tcase_add_test (tc, test_a_backlog_while_repairing_is_not_the_paths_rate);
   return s;
 }
 
