@@ -98,7 +98,8 @@ struct _GstMultiTcpSink {
   MtcpEncoder *encoder;
   MtcpBitrateControl *bitrate;
   gboolean encoder_looked_for;
-  guint64 encoder_ceiling_bps;  /* the most the encoder found is given */
+  guint64 encoder_ceiling_bps;  /* control_lock: the most the encoder
+                                 * found is given */
   gint encoder_started;         /* atomic: the first buffer looked for it */
   MtcpKeyframeAsk *keyframes;   /* control_lock */
   gint path_dark;               /* atomic: the followed receiver's path */

@@ -539,6 +539,10 @@ server_conn_note_silence (MtcpServer * server, ServerConn * sc, gint64 now)
     sc->heard_again_us = now;
     mtcp_drain_rate_restart (&sc->drain, now, sc->info.bytes_acked,
         sc->info.rwnd_limited_us);
+    /* nor what it read before: the timeout's repair that follows would
+     * hold the path from before the silence */
+    sc->held_reading = (MtcpHeldReading) {
+    0};
     GST_DEBUG ("connection %u: heard again (RTT %u us)", sc->id,
         sc->info.rtt_us);
   }

@@ -213,7 +213,7 @@ mtcp_transit_arrives_late (gint64 late_us, gint64 transit_us,
 gboolean
 mtcp_transit_repairing_loss (const MtcpTcpInfo * info)
 {
-  guint32 heard_within_ms = MAX (2 * info->rtt_us / 1000, 200);
+  guint64 heard_within_ms = MAX (2 * (guint64) info->rtt_us / 1000, 200);
 
   return mtcp_tcp_info_in_loss_recovery (info) &&
       info->last_ack_recv_ms <= heard_within_ms &&

@@ -151,7 +151,8 @@ gboolean mtcp_transit_queue_held (const MtcpTcpInfo * info,
  * window then says nothing of what the path carries (bbr holds it to what
  * is in flight, a timeout leaves one segment), nor does what a backlog
  * drains meanwhile. A path that slowed keeps a queue; a dark one sends no
- * ACK. */
+ * ACK. A policer or a shallow buffer that drops without a queue reads as
+ * a repair too, until a reading outside one or the backlog says more. */
 gboolean mtcp_transit_repairing_loss (const MtcpTcpInfo * info);
 
 /* A connection's reading of what it would carry, kept from before a loss

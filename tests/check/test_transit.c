@@ -464,6 +464,23 @@ GST_START_TEST (test_repairing_a_random_loss)
   /* nothing heard for longer: the path may be dark, no repair */
   info.last_ack_recv_ms = 205;
   fail_if (mtcp_transit_repairing_loss (&info));
+  /* on a short path two RTTs are less than the floor of 200 ms */
+  info.rtt_us = 20 * MS;
+  info.min_rtt_us = 19 * MS;
+  info.last_ack_recv_ms = 150;
+  fail_unless (mtcp_transit_repairing_loss (&info));
+  info.last_ack_recv_ms = 201;
+  fail_if (mtcp_transit_repairing_loss (&info));
+  /* a segment marked lost, nothing resent yet, the state still open */
+  info.ca_state = MTCP_TCP_CA_OPEN;
+  info.retrans = 0;
+  info.last_ack_recv_ms = 3;
+  fail_if (mtcp_transit_repairing_loss (&info));
+  info.lost = 2;
+  fail_unless (mtcp_transit_repairing_loss (&info));
+  info.ca_state = MTCP_TCP_CA_LOSS;
+  info.rtt_us = 102 * MS;
+  info.min_rtt_us = 100 * MS;
   /* a path that slowed keeps a queue: its loss is the queue's overflow */
   info.last_ack_recv_ms = 8;
   info.rtt_us = 230 * MS;
@@ -501,8 +518,13 @@ GST_START_TEST (test_a_reading_held_through_a_repair)
   for (i = 0; i < G_N_ELEMENTS (steps); i++, t += 200 * MS)
     fail_unless_equals_uint64 (mtcp_held_reading_take (&held, t,
             steps[i].reading, steps[i].repairing, settle), steps[i].counts);
-  /* repairs back to back hold it no longer than MTCP_HELD_READING_US */
-  t += MTCP_HELD_READING_US;
+  /* repairs back to back, every 200 ms, hold it no longer than
+   * MTCP_HELD_READING_US after the last reading outside one (the 300000
+   * of the sixth step, 400 ms before the loop's end) */
+  for (; t <= 10 * G_USEC_PER_SEC + 1000 * MS + MTCP_HELD_READING_US;
+      t += 200 * MS)
+    fail_unless_equals_uint64 (mtcp_held_reading_take (&held, t, 50000,
+            TRUE, settle), 300000);
   fail_unless_equals_uint64 (mtcp_held_reading_take (&held, t, 50000, TRUE,
           settle), 50000);
 }
