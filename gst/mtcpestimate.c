@@ -41,6 +41,7 @@ struct _MtcpRateEstimate {
   guint64 told_delivered;
   gboolean told_limited;
   gint64 told_us;
+  gint64 held_since_us;         /* every window held down since, 0: not */
 };
 
 MtcpRateEstimate *
@@ -90,7 +91,7 @@ mtcp_rate_estimate_update (MtcpRateEstimate * e, gint64 now_us,
     const MtcpRateSample * s)
 {
   gdouble delivered = 0, raw;
-  gboolean tell;
+  gboolean tell, held;
 
   if (e->n > 0 && now_us <= e->last_us)
     return FALSE;               /* the clock must move */
@@ -99,6 +100,11 @@ mtcp_rate_estimate_update (MtcpRateEstimate * e, gint64 now_us,
     e->n = 0;                   /* a counter that went back: measure anew */
     e->delivered = 0;
   }
+  if (!s->held_down)
+    e->held_since_us = 0;
+  else if (e->held_since_us == 0)
+    e->held_since_us = now_us;
+  held = s->held_down && now_us - e->held_since_us <= MTCP_ESTIMATE_HOLD_US;
   if (delivered_bps (e, now_us, s->bytes_acked, &delivered)) {
     /* at the rate the sockets could drain it: a keyframe behind a thin
      * stream waits long at the stream's own rate, not at the windows' */
@@ -108,8 +114,10 @@ mtcp_rate_estimate_update (MtcpRateEstimate * e, gint64 now_us,
 
     waited_us += MAX (s->queued_us, 0);
 
-    e->path_limited = waited_us > WAIT_LIMITED_US;
-    e->waited_us = (gint64) MIN (waited_us, (gdouble) G_MAXINT32);
+    if (!held || !e->known) {
+      e->path_limited = waited_us > WAIT_LIMITED_US;
+      e->waited_us = (gint64) MIN (waited_us, (gdouble) G_MAXINT32);
+    }
     e->delivered = delivered;
     raw = e->path_limited ? delivered : MAX (delivered, (gdouble)
         s->window_bps);
@@ -119,16 +127,19 @@ mtcp_rate_estimate_update (MtcpRateEstimate * e, gint64 now_us,
     }
     else if (!e->known)
       e->bps = delivered;
-    else if (raw <= e->bps)
-      e->bps = raw;             /* down at once */
+    else if (raw <= e->bps) {
+      if (!held)
+        e->bps = raw;           /* down at once, but not for TCP's pause */
+    }
     else                        /* what arrived at once, what might slowly */
       e->bps = MAX (delivered, e->bps + (raw - e->bps) * MIN (1.0,
               (gdouble) (now_us - e->last_us) / RISE_US));
     e->known = TRUE;
     GST_LOG ("delivered %.0f bit/s, windows %" G_GUINT64_FORMAT " bit/s, %"
         G_GUINT64_FORMAT " bytes waiting, %" G_GINT64_FORMAT " us queued in "
-        "the path%s: %.0f bit/s", delivered, s->window_bps, s->waiting_bytes,
-        s->queued_us, s->dark ? ", dark" : "", e->bps);
+        "the path%s%s: %.0f bit/s", delivered, s->window_bps,
+        s->waiting_bytes, s->queued_us, s->dark ? ", dark" : "",
+        held ? ", every window held down" : "", e->bps);
   }
   e->history[e->head] = (Point) {
   now_us, s->bytes_acked};

@@ -17,7 +17,9 @@
  * otherwise the stream
  * is the limit and the estimate is the larger of that and the windows.
  * Down at once; up at once to what arrived, slowly towards what the
- * windows might carry; 0 while the path is dark.
+ * windows might carry; 0 while the path is dark. While TCP itself holds
+ * every window down (MtcpRateSample.held_down), for MTCP_ESTIMATE_HOLD_US
+ * at most, the judgement stands and the estimate does not fall.
  *
  * No locking inside: the owner (MtcpServer) serialises calls. */
 #ifndef __MTCP_ESTIMATE_H__
@@ -41,7 +43,18 @@ typedef struct {
                                  * with data in flight */
   gboolean probing;             /* padding runs (mtcpprobe.h): a rise of
                                  * the delivered rate is told */
+  gboolean held_down;           /* TCP itself holds every connection's
+                                 * window down (a loss repaired, bbr's
+                                 * PROBE_RTT): what waits meanwhile says
+                                 * nothing of the path; the judgement from
+                                 * before stands, the estimate does not
+                                 * fall, for MTCP_ESTIMATE_HOLD_US */
 } MtcpRateSample;
+
+/* the longest a hold lasts: a repair takes a round trip or two, PROBE_RTT
+ * 200 ms and one; near-continuous repairs (a policer, a receiver that
+ * fakes losses) are read as the path after it */
+#define MTCP_ESTIMATE_HOLD_US (2 * G_USEC_PER_SEC)
 
 /* the span the delivered rate is measured over */
 #define MTCP_ESTIMATE_SPAN_US (500 * G_TIME_SPAN_MILLISECOND)

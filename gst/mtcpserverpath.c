@@ -42,10 +42,12 @@ server_conn_read_info (ServerConn * sc, gint64 now_us)
   gboolean backlogged;
 
   mtcp_tcp_info_read (mtcp_connection_get_socket (sc->conn), &sc->info);
+  mtcp_tcp_info_read_cc (mtcp_connection_get_socket (sc->conn), &sc->info);
   backlogged = server_conn_backlogged (sc);
-  /* a backlog while TCP repairs a random loss is no "backlogged" span (the
-   * path's last rate capped the windows' guess at 1.8 Mbit/s on a 50
-   * Mbit/s path at 3% loss, and the encoder stayed there) */
+  /* a backlog while TCP holds its window down (a random loss repaired,
+   * bbr's PROBE_RTT) is no "backlogged" span (the path's last rate capped
+   * the windows' guess at 1.8 Mbit/s on a 50 Mbit/s path at 3% loss, and
+   * the encoder stayed there) */
   mtcp_drain_rate_note_info (&sc->drain, now_us, &sc->info, backlogged);
 }
 
@@ -69,6 +71,39 @@ session_probe_queued (ServerSession * sess)
   return sess->conns->len > 0;
 }
 
+/* server->lock held. What an idle connection (@sc, its TCP_INFO read, RTT
+ * known) would carry: its window an RTT, bounded as below; @receiver what
+ * a receiver that held it back takes (0: none). */
+static guint64
+conn_window_reading (const ServerConn * sc, guint64 receiver)
+{
+  const MtcpTcpInfo *info = &sc->info;
+  guint64 window = (guint64) info->snd_cwnd * info->snd_mss;
+  guint64 path_last = mtcp_drain_rate_last_of_path (&sc->drain);
+
+  /* the smaller of ours and the receiver's (a slow reader's being small),
+   * but no more than the kernel paces at (bbr keeps two BDPs of window for
+   * a path it paces at one) */
+  if (info->snd_wnd_known)
+    window = MIN (window, info->snd_wnd);
+  window = window * G_USEC_PER_SEC / info->rtt_us;
+  if (info->pacing_rate > 0 && info->pacing_rate != G_MAXUINT64)
+    window = MIN (window, info->pacing_rate);
+  /* nor than the path carried the last time it was the limit: while the
+   * stream is the limit a window is no measure of room. cubic's grows into
+   * the bottleneck's queue and stays (132 kB over a 55 ms RTT read 19
+   * Mbit/s on a 2 Mbit/s link), bbr keeps the bandwidth it measured before
+   * a fall (8.5 Mbit/s on a path carrying 1.1); the kernel's rate sample
+   * is kept from before too, its own samples being app-limited */
+  if (path_last > 0)
+    window = MIN (window, path_last);
+  /* nor than a receiver whose window held it back takes: a slow reader's
+   * small window over a loopback RTT read as Mbit/s */
+  if (receiver > 0)
+    window = MIN (window, receiver);
+  return window;
+}
+
 /* server->lock held. Feeds the session's bandwidth estimate with what its
  * connections delivered, their windows (TCP_INFO just read), what waits
  * here and how long the path's queue holds it; dark from @path. A
@@ -81,7 +116,7 @@ session_estimate (MtcpServer * server, ServerSession * sess,
   GstStructure *st;
   MtcpQueueSessionStats qst;
   gint64 queued_us = G_MAXINT64, now = g_get_monotonic_time ();
-  guint i;
+  guint i, held_down_conns = 0;
 
   mtcp_send_queue_session_stats (server->queue, sess->qs, &qst);
   sample.waiting_bytes = qst.backlog_bytes;
@@ -90,9 +125,10 @@ session_estimate (MtcpServer * server, ServerSession * sess,
     const MtcpTcpInfo *info = &sc->info;
     /* what a receiver takes whose window held the sender back */
     guint64 receiver = mtcp_drain_rate_of_receiver (&sc->drain);
-    gboolean repairing = mtcp_transit_repairing_loss (info);
+    gboolean held_down = mtcp_transit_window_held_down (info);
     guint64 reading = 0;
 
+    held_down_conns += held_down;
     sample.bytes_acked += info->bytes_acked;
     sample.waiting_bytes += server_conn_unsent_bytes (sc);
     if (info->unacked > 0 && info->min_rtt_us > 0)
@@ -101,74 +137,44 @@ session_estimate (MtcpServer * server, ServerSession * sess,
         "cwnd %u x %u, receiver's window %u, RTT %u us, delivery rate %"
         G_GUINT64_FORMAT " B/s, drained %" G_GUINT64_FORMAT " B/s (the "
         "path's last %" G_GUINT64_FORMAT " B/s), TCP state %u, last ACK %u "
-        "ms ago%s%s%s",
+        "ms ago, bbr's bandwidth %" G_GUINT64_FORMAT " B/s%s%s%s%s%s",
         sess->id_str, sc->id, server_conn_unsent_bytes (sc),
         info->snd_cwnd, info->snd_mss, info->snd_wnd, info->rtt_us,
         info->delivery_rate, sc->drain.bytes_per_s,
         mtcp_drain_rate_last_of_path (&sc->drain), info->ca_state,
-        info->last_ack_recv_ms,
+        info->last_ack_recv_ms, info->bbr_bandwidth,
         sc->drain.backlogged ? ", backlogged" : "",
         receiver ? ", held back by the receiver" : "",
-        repairing ? ", repairing a loss" : "");
-    if (server_conn_backlogged (sc)) {
-      /* it has more than it sends: whatever holds it back (its window,
-       * the receiver's), what it delivers is what it can; over a span, as
-       * the kernel's sample is one flight's (on a short path a flight
-       * that a window opening let out is acknowledged in microseconds),
-       * if the span was backlogged all through or the receiver's window
-       * is what holds it back: a span partly idle otherwise (a keyframe
-       * after a thin stream) measured the stream, and the estimate cut
-       * the encoder to it every keyframe */
-      guint64 rate = info->delivery_rate;
-      guint64 drained = mtcp_drain_rate_of_backlog (&sc->drain);
-      if (drained == 0 && mtcp_transit_receiver_window_full (info))
-        drained = sc->drain.bytes_per_s;
-      /* a receiver that held it back most of the span (a slow reader's
-       * window opening between two reads): the flight's own sample read
-       * tens of Mbit/s on loopback */
-      if (drained == 0)
-        drained = receiver;
-      if (drained > 0)
-        rate = MIN (rate, drained);
-      reading = rate;
-    } else if (info->rtt_us > 0) {
-      /* idle: a window an RTT (the smaller of ours and the receiver's, a
-       * slow reader's being small), but no more than the kernel paces at
-       * (bbr keeps two BDPs of window for a path it paces at one) */
-      guint64 window = (guint64) info->snd_cwnd * info->snd_mss;
-      guint64 path_last = mtcp_drain_rate_last_of_path (&sc->drain);
-      if (info->snd_wnd_known)
-        window = MIN (window, info->snd_wnd);
-      window = window * G_USEC_PER_SEC / info->rtt_us;
-      if (info->pacing_rate > 0 && info->pacing_rate != G_MAXUINT64)
-        window = MIN (window, info->pacing_rate);
-      /* nor than the path carried the last time it was the limit: while
-       * the stream is the limit a window is no measure of room. cubic's
-       * grows into the bottleneck's queue and stays (132 kB over a 55 ms
-       * RTT read 19 Mbit/s on a 2 Mbit/s link), bbr keeps the bandwidth
-       * it measured before a fall (8.5 Mbit/s on a path carrying 1.1); the
-       * kernel's rate sample is kept from before too, its own samples
-       * being app-limited */
-      if (path_last > 0)
-        window = MIN (window, path_last);
-      /* nor than a receiver whose window held it back takes: a slow
-       * reader's small window over a loopback RTT read as Mbit/s */
-      if (receiver > 0)
-        window = MIN (window, receiver);
-      reading = window;
-    } else {
+        mtcp_transit_repairing_loss (info) ? ", repairing a loss" : "",
+        info->bbr_probing_rtt ? ", bbr's PROBE_RTT" : "",
+        info->delivery_rate_app_limited ? ", an app-limited sample" : "");
+    /* it has more than it sends: whatever holds it back (its window,
+     * the receiver's), what it delivers is what it can; over a span, as
+     * the kernel's sample is one flight's, if the span was backlogged all
+     * through or the receiver's window holds it back: a span partly idle
+     * otherwise (a keyframe after a thin stream) measured the stream, and
+     * the estimate cut the encoder to it every keyframe */
+    if (server_conn_backlogged (sc))
+      reading = mtcp_transit_backlog_rate (info, &sc->drain);
+    if (reading == 0 && info->rtt_us == 0)
       continue;
-    }
-    /* while TCP repairs a random loss its window is no reading of the
-     * path: the one from before the repair stands (a window at packet
-     * conservation read 0.5 Mbit/s on a path carrying 8, and the estimate
-     * fell with it once a second at 3% loss) */
+    if (reading == 0)
+      reading = conn_window_reading (sc, receiver);
+    /* while TCP holds its window down (a random loss repaired, bbr's
+     * PROBE_RTT) the window is no reading of the path: the one from before
+     * stands (a window at packet conservation read 0.5 Mbit/s on a path
+     * carrying 8, and the estimate fell with it once a second at 3% loss) */
     sample.window_bps += mtcp_held_reading_take (&sc->held_reading, now,
-        reading, repairing, MAX (2 * (gint64) info->rtt_us,
+        reading, held_down, MAX (2 * (gint64) info->rtt_us,
             MTCP_DRAIN_SPAN_US)) * 8;
   }
   if (queued_us != G_MAXINT64)
     sample.queued_us = queued_us;
+  /* one bbr connection's PROBE_RTT (4 segments for 200 ms and an RTT)
+   * left 150-250 kB of an 8 Mbit/s stream waiting, which read as the
+   * path's limit and cut the encoder to 5.4 Mbit/s on a 50 Mbit/s path */
+  sample.held_down = sess->conns->len > 0 &&
+      held_down_conns == sess->conns->len;
   /* padding that waits in the path delays the frames behind it */
   if (mtcp_rate_probe_active (sess->probe, now) &&
       (path->dark || session_probe_queued (sess)))

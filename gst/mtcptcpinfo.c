@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 /* the kernel's header: glibc's struct tcp_info lacks the newer fields */
 #include <linux/tcp.h>
+#include <linux/inet_diag.h>
 #endif
 
 gboolean
@@ -45,6 +46,8 @@ mtcp_tcp_info_read (GSocket * socket, MtcpTcpInfo * info)
     info->last_data_sent_ms = ti.tcpi_last_data_sent;
     info->retrans = ti.tcpi_retrans;
     info->ca_state = ti.tcpi_ca_state;
+    /* kernels before 4.9 leave 0 */
+    info->delivery_rate_app_limited = ti.tcpi_delivery_rate_app_limited;
     /* fields after tcpi_total_retrans exist only on newer kernels: len says */
     if (len >= G_STRUCT_OFFSET (struct tcp_info, tcpi_bytes_acked) + 8)
       info->bytes_acked = ti.tcpi_bytes_acked;
@@ -68,6 +71,56 @@ mtcp_tcp_info_read (GSocket * socket, MtcpTcpInfo * info)
   }
 #else
   return FALSE;
+#endif
+}
+
+/* bbr's gains are in units of 1/256: the window's at one only in
+ * PROBE_RTT (STARTUP and DRAIN keep it at 2.89, PROBE_BW at 2) */
+#define BBR_UNIT_GAIN 256
+
+gboolean
+mtcp_tcp_info_take_cc (MtcpTcpInfo * info, gconstpointer cc, gsize len)
+{
+#if defined(__linux__) && defined(TCP_CC_INFO)
+  struct tcp_bbr_info bbr;
+
+  info->bbr_known = FALSE;
+  info->bbr_bandwidth = 0;
+  info->bbr_probing_rtt = FALSE;
+  /* other algorithms answer with nothing (cubic, reno) or a shorter
+   * struct (vegas, dctcp: 16 bytes) */
+  if (len < G_STRUCT_OFFSET (struct tcp_bbr_info, bbr_cwnd_gain) +
+      sizeof (bbr.bbr_cwnd_gain))
+    return FALSE;
+  memcpy (&bbr, cc, sizeof (bbr));
+  info->bbr_known = TRUE;
+  info->bbr_bandwidth = (guint64) bbr.bbr_bw_hi << 32 | bbr.bbr_bw_lo;
+  info->bbr_probing_rtt = bbr.bbr_cwnd_gain == BBR_UNIT_GAIN;
+  return TRUE;
+#else
+  (void) cc;
+  (void) len;
+  info->bbr_known = info->bbr_probing_rtt = FALSE;
+  info->bbr_bandwidth = 0;
+  return FALSE;
+#endif
+}
+
+gboolean
+mtcp_tcp_info_read_cc (GSocket * socket, MtcpTcpInfo * info)
+{
+#if defined(__linux__) && defined(TCP_CC_INFO)
+  union tcp_cc_info cc;
+  socklen_t len = sizeof (cc);
+
+  memset (&cc, 0, sizeof (cc));
+  if (getsockopt (g_socket_get_fd (socket), IPPROTO_TCP, TCP_CC_INFO, &cc,
+          &len) != 0)
+    len = 0;
+  return mtcp_tcp_info_take_cc (info, &cc, MIN (len, sizeof (cc)));
+#else
+  (void) socket;
+  return mtcp_tcp_info_take_cc (info, NULL, 0);
 #endif
 }
 

@@ -3,8 +3,9 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 /* The kernel's view of one TCP connection, and the per-socket knobs
- * multitcp turns (Linux: TCP_INFO, TCP_NOTSENT_LOWAT, TCP_CONGESTION,
- * TCP_WINDOW_CLAMP). Elsewhere the reads fail and the knobs are no-ops. */
+ * multitcp turns (Linux: TCP_INFO, TCP_CC_INFO, TCP_NOTSENT_LOWAT,
+ * TCP_CONGESTION, TCP_WINDOW_CLAMP). Elsewhere the reads fail and the
+ * knobs are no-ops. No locks. */
 #ifndef __MTCP_TCP_INFO_H__
 #define __MTCP_TCP_INFO_H__
 
@@ -31,13 +32,23 @@ typedef struct {
   guint8 ca_state;              /* MTCP_TCP_CA_* */
   guint64 bytes_acked;
   guint64 bytes_received;
-  guint64 delivery_rate;        /* bytes/s */
+  guint64 delivery_rate;        /* bytes/s, the last ACK's sample */
+  gboolean delivery_rate_app_limited;   /* that sample had less to send
+                                         * than the window allowed */
   guint64 pacing_rate;          /* bytes/s */
   guint64 rwnd_limited_us;      /* how long in all the receiver's window
                                  * held the sender back */
   guint32 snd_wnd;              /* the receiver's advertised window, bytes
                                  * (0: a zero window, if snd_wnd_known) */
   gboolean snd_wnd_known;       /* the kernel reports it (5.4 and later) */
+  /* bbr's own state (TCP_CC_INFO, mtcp_tcp_info_read_cc), when the
+   * socket runs Linux's bbr */
+  gboolean bbr_known;
+  guint64 bbr_bandwidth;        /* its model's bottleneck rate, bytes/s */
+  gboolean bbr_probing_rtt;     /* PROBE_RTT: the flight held at 4 segments
+                                 * for 200 ms and a round trip, to measure
+                                 * the least RTT when none as low was seen
+                                 * for 10 s */
   guint8 state;
 } MtcpTcpInfo;
 
@@ -51,6 +62,12 @@ enum {
 };
 
 gboolean mtcp_tcp_info_read (GSocket * socket, MtcpTcpInfo * info);
+/* The congestion control's own state into @info's bbr_ fields (a second
+ * call, for those that need it): whether the socket answered as bbr. */
+gboolean mtcp_tcp_info_read_cc (GSocket * socket, MtcpTcpInfo * info);
+/* The same from a TCP_CC_INFO answer @cc of @len bytes. */
+gboolean mtcp_tcp_info_take_cc (MtcpTcpInfo * info, gconstpointer cc,
+    gsize len);
 /* Whether TCP is repairing a loss on the connection now (fast recovery,
  * after a timeout, or segments marked lost or retransmitted in flight). */
 gboolean mtcp_tcp_info_in_loss_recovery (const MtcpTcpInfo * info);

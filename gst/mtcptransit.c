@@ -55,7 +55,7 @@ mtcp_drain_rate_note_info (MtcpDrainRate * drain, gint64 now_us,
 {
   mtcp_drain_rate_note (drain, now_us, info->bytes_acked,
       mtcp_transit_path_queue_stands (info, backlogged), backlogged &&
-      !mtcp_transit_repairing_loss (info), info->rwnd_limited_us);
+      !mtcp_transit_window_held_down (info), info->rwnd_limited_us);
 }
 
 guint64
@@ -179,6 +179,24 @@ mtcp_transit_receiver_window_full (const MtcpTcpInfo * info)
       info->snd_mss >= info->snd_wnd;
 }
 
+guint64
+mtcp_transit_backlog_rate (const MtcpTcpInfo * info,
+    const MtcpDrainRate * drain)
+{
+  guint64 drained = mtcp_drain_rate_of_backlog (drain);
+
+  if (drained == 0 && mtcp_transit_receiver_window_full (info))
+    drained = drain->bytes_per_s;
+  if (drained == 0)
+    drained = mtcp_drain_rate_of_receiver (drain);
+  if (drained > 0)
+    return MIN (info->delivery_rate, drained);
+  /* with room in the window the sample measured the stream, or the pacer
+   * that paces a thin stream at what the stream gave it (bbr) */
+  return !info->delivery_rate_app_limited && info->unacked >= info->snd_cwnd ?
+      info->delivery_rate : 0;
+}
+
 gboolean
 mtcp_transit_queue_stands (const MtcpTcpInfo * info)
 {
@@ -210,26 +228,38 @@ mtcp_transit_arrives_late (gint64 late_us, gint64 transit_us,
       latency_us;
 }
 
+/* An ACK came within the last two round trips (200 ms at least). */
+static gboolean
+heard_lately (const MtcpTcpInfo * info)
+{
+  return info->last_ack_recv_ms <= MAX (2 * (guint64) info->rtt_us / 1000,
+      200);
+}
+
 gboolean
 mtcp_transit_repairing_loss (const MtcpTcpInfo * info)
 {
-  guint64 heard_within_ms = MAX (2 * (guint64) info->rtt_us / 1000, 200);
-
-  return mtcp_tcp_info_in_loss_recovery (info) &&
-      info->last_ack_recv_ms <= heard_within_ms &&
+  return mtcp_tcp_info_in_loss_recovery (info) && heard_lately (info) &&
       !mtcp_transit_queue_stands (info);
+}
+
+gboolean
+mtcp_transit_window_held_down (const MtcpTcpInfo * info)
+{
+  return mtcp_transit_repairing_loss (info) || (info->bbr_probing_rtt &&
+      heard_lately (info));
 }
 
 guint64
 mtcp_held_reading_take (MtcpHeldReading * held, gint64 now_us,
-    guint64 reading, gboolean repairing, gint64 settle_us)
+    guint64 reading, gboolean held_down, gint64 settle_us)
 {
   gboolean fresh = held->at_us != 0 &&
       now_us - held->at_us <= MTCP_HELD_READING_US;
 
-  if (repairing)
-    held->repaired_us = now_us;
-  else if (held->repaired_us == 0 || now_us - held->repaired_us > settle_us ||
+  if (held_down)
+    held->held_down_us = now_us;
+  else if (held->held_down_us == 0 || now_us - held->held_down_us > settle_us ||
       reading >= held->bytes_per_s || !fresh) {
     held->bytes_per_s = reading;
     held->at_us = now_us;

@@ -64,8 +64,9 @@ void mtcp_drain_rate_note (MtcpDrainRate * drain, gint64 now_us,
 
 /* mtcp_drain_rate_note from the connection's TCP_INFO @info at @now_us,
  * with data waiting unsent in its socket (@backlogged) or not. A backlog
- * while TCP repairs a random loss (mtcp_transit_repairing_loss) measures
- * the repair, not what the path carries: such a note is not backlogged. */
+ * while TCP holds its window down (mtcp_transit_window_held_down: a loss
+ * repaired, bbr's PROBE_RTT) measures that, not what the path carries:
+ * such a note is not backlogged. */
 void mtcp_drain_rate_note_info (MtcpDrainRate * drain, gint64 now_us,
     const MtcpTcpInfo * info, gboolean backlogged);
 
@@ -126,6 +127,18 @@ gint64 mtcp_transit_probe_interval_us (guint32 least_rtt_us);
  * say. */
 gboolean mtcp_transit_receiver_window_full (const MtcpTcpInfo * info);
 
+/* What a connection with data waiting unsent delivers, bytes/s: the
+ * kernel's last sample, no more than what its span drained if the backlog
+ * lasted all through it, the receiver's window is full or the receiver
+ * held it back (a flight's sample on a short path reads what a window
+ * opening let out). Else the sample if its window is full and it was not
+ * app-limited; 0 (not known) otherwise: a frame handed over to a window
+ * with room is sent at the stream's rate or at the pacer's, which bbr
+ * sets from what the stream gave it (6.8 Mbit/s on a 50 Mbit/s path that
+ * the window read at 14 cut the estimate at once, twice a second). */
+guint64 mtcp_transit_backlog_rate (const MtcpTcpInfo * info,
+    const MtcpDrainRate * drain);
+
 /* A queue stands in the path: data in flight and the smoothed RTT at
  * least twice the least. */
 gboolean mtcp_transit_queue_stands (const MtcpTcpInfo * info);
@@ -155,25 +168,35 @@ gboolean mtcp_transit_queue_held (const MtcpTcpInfo * info,
  * a repair too, until a reading outside one or the backlog says more. */
 gboolean mtcp_transit_repairing_loss (const MtcpTcpInfo * info);
 
-/* A connection's reading of what it would carry, kept from before a loss
- * repair began. Zero-initialised: none kept. */
+/* TCP holds its window below what the path carries, for reasons of its
+ * own: repairing a loss (mtcp_transit_repairing_loss), or bbr in PROBE_RTT
+ * with an ACK heard as lately (Linux's bbr keeps 4 segments in flight for
+ * 200 ms and a round trip when it saw no RTT as low as its least for 10 s:
+ * 2.3 Mbit/s on a 20 ms path, and an 8 Mbit/s stream's backlog of 150-250
+ * kB read as the path's limit and cut the encoder). */
+gboolean mtcp_transit_window_held_down (const MtcpTcpInfo * info);
+
+/* A connection's reading of what it would carry, kept from before TCP
+ * held its window down. Zero-initialised: none kept. */
 typedef struct {
   guint64 bytes_per_s;
   gint64 at_us;                 /* when it was read, 0: none */
-  gint64 repaired_us;           /* the last reading while repairing */
+  gint64 held_down_us;          /* the last reading while held down */
 } MtcpHeldReading;
 
 /* how long a reading from before a repair stands in for the window: a
- * repair takes a round trip or two, back to back at a few percent loss */
+ * repair takes a round trip or two, back to back at a few percent loss;
+ * PROBE_RTT 200 ms and one */
 #define MTCP_HELD_READING_US (2 * G_USEC_PER_SEC)
 
 /* The reading (bytes/s) to count at @now_us for a connection that reads
- * @reading now: while it is @repairing (mtcp_transit_repairing_loss), and
+ * @reading now: while TCP @held_down its window
+ * (mtcp_transit_window_held_down), and
  * for @settle_us after (the window regrows over a round trip or two), the
  * larger of that and the last reading from before, if one was kept within
  * MTCP_HELD_READING_US; otherwise @reading, which is kept. */
 guint64 mtcp_held_reading_take (MtcpHeldReading * held, gint64 now_us,
-    guint64 reading, gboolean repairing, gint64 settle_us);
+    guint64 reading, gboolean held_down, gint64 settle_us);
 
 /* A frame @late_us behind its schedule, @transit_us from the receiver,
  * arrives past @latency_us. While a queue is held (@queue_held), unless

@@ -18,6 +18,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <linux/inet_diag.h>
 
 typedef struct
 {
@@ -79,28 +80,36 @@ send_exactly (GSocket * s, gsize n)
   g_free (data);
 }
 
-GST_START_TEST (test_info_follows_the_bytes)
+/* @n bytes from the client to the server, and the client's @tx once
+ * their last ACK is back (it may still be on its way). */
+static void
+transfer (Pair * p, gsize n, MtcpTcpInfo * tx)
 {
-  Pair p;
-  MtcpTcpInfo tx, rx;
   gchar buf[65536];
   gsize got = 0;
   gint tries;
 
-  pair_open (&p);
-  send_exactly (p.client, 200000);
-  while (got < 200000) {
-    gssize r = g_socket_receive (p.server, buf, sizeof (buf), NULL, NULL);
+  send_exactly (p->client, n);
+  while (got < n) {
+    gssize r = g_socket_receive (p->server, buf, sizeof (buf), NULL, NULL);
     fail_unless (r > 0);
     got += r;
   }
-  /* the last ACK may still be on its way back */
   for (tries = 0; tries < 200; tries++) {
-    fail_unless (mtcp_tcp_info_read (p.client, &tx));
-    if (tx.bytes_acked >= 200000)
+    fail_unless (mtcp_tcp_info_read (p->client, tx));
+    if (tx->bytes_acked >= n)
       break;
     g_usleep (5000);
   }
+}
+
+GST_START_TEST (test_info_follows_the_bytes)
+{
+  Pair p;
+  MtcpTcpInfo tx, rx;
+
+  pair_open (&p);
+  transfer (&p, 200000, &tx);
   fail_unless (mtcp_tcp_info_read (p.server, &rx));
   fail_unless_equals_int (tx.state, 1);     /* TCP_ESTABLISHED */
   fail_unless (tx.bytes_acked >= 200000, "acked %" G_GUINT64_FORMAT,
@@ -114,6 +123,64 @@ GST_START_TEST (test_info_follows_the_bytes)
   fail_if (mtcp_tcp_info_in_loss_recovery (&tx));
   fail_unless (tx.last_ack_recv_ms < 5000);
   pair_close (&p);
+}
+
+GST_END_TEST;
+
+/* bbr's own state comes with the info on a bbr socket: a bandwidth once
+ * data went, and not PROBE_RTT (which waits 10 s for a least RTT not seen
+ * again); none on a loss-based socket. */
+GST_START_TEST (test_bbr_state_is_read)
+{
+  Pair p;
+  MtcpTcpInfo tx;
+  GError *err = NULL;
+
+  pair_open (&p);
+  if (!mtcp_tcp_set_congestion (p.client, "bbr", &err)) {
+    /* not in net.ipv4.tcp_allowed_congestion_control here */
+    GST_INFO ("skipped: %s", err->message);
+    g_clear_error (&err);
+    pair_close (&p);
+    return;
+  }
+  transfer (&p, 400000, &tx);
+  fail_unless (mtcp_tcp_info_read_cc (p.client, &tx));
+  fail_unless (tx.bbr_known);
+  fail_unless (tx.bbr_bandwidth > 0);
+  fail_if (tx.bbr_probing_rtt);
+  fail_unless (mtcp_tcp_set_congestion (p.client, "reno", &err));
+  fail_if (mtcp_tcp_info_read_cc (p.client, &tx));
+  fail_if (tx.bbr_known);
+  fail_unless_equals_uint64 (tx.bbr_bandwidth, 0);
+  pair_close (&p);
+}
+
+GST_END_TEST;
+
+/* bbr's answer decoded: PROBE_RTT where the window's gain is one (256),
+ * not at PROBE_BW's two; the bandwidth from its two halves; answers of
+ * other sizes (vegas' and dctcp's 16 bytes, cubic's none) are not bbr. */
+GST_START_TEST (test_bbr_answer_decoded)
+{
+  struct tcp_bbr_info bbr = { 0, };
+  MtcpTcpInfo info = { 0, };
+
+  bbr.bbr_bw_lo = 5;
+  bbr.bbr_bw_hi = 1;
+  bbr.bbr_cwnd_gain = 256;
+  fail_unless (mtcp_tcp_info_take_cc (&info, &bbr, sizeof (bbr)));
+  fail_unless (info.bbr_known && info.bbr_probing_rtt);
+  fail_unless_equals_uint64 (info.bbr_bandwidth,
+      (G_GUINT64_CONSTANT (1) << 32) + 5);
+  bbr.bbr_cwnd_gain = 512;
+  fail_unless (mtcp_tcp_info_take_cc (&info, &bbr, sizeof (bbr)));
+  fail_if (info.bbr_probing_rtt);
+  bbr.bbr_cwnd_gain = 256;
+  fail_if (mtcp_tcp_info_take_cc (&info, &bbr, 16));
+  fail_if (info.bbr_known || info.bbr_probing_rtt);
+  fail_unless_equals_uint64 (info.bbr_bandwidth, 0);
+  fail_if (mtcp_tcp_info_take_cc (&info, &bbr, 0));
 }
 
 GST_END_TEST;
@@ -253,6 +320,8 @@ tcpinfo_suite (void)
   suite_add_tcase (s, tc);
 #ifdef __linux__
   tcase_add_test (tc, test_info_follows_the_bytes);
+  tcase_add_test (tc, test_bbr_state_is_read);
+  tcase_add_test (tc, test_bbr_answer_decoded);
   tcase_add_test (tc, test_loss_recovery_states);
   tcase_add_test (tc, test_queue_from_rtts);
   tcase_add_test (tc, test_knobs_read_back);

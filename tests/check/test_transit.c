@@ -489,6 +489,32 @@ GST_START_TEST (test_repairing_a_random_loss)
 
 GST_END_TEST;
 
+GST_START_TEST (test_bbrs_probe_rtt_holds_the_window_down)
+{
+  /* 20 ms path with room, bbr in PROBE_RTT: four segments in flight, the
+   * state open, nothing lost, the RTT at its least */
+  MtcpTcpInfo info = info_of (20 * MS, 20 * MS, 4, 4, 1000000);
+
+  info.bbr_known = TRUE;
+  fail_if (mtcp_transit_window_held_down (&info));
+  info.bbr_probing_rtt = TRUE;
+  fail_unless (mtcp_transit_window_held_down (&info));
+  fail_if (mtcp_transit_repairing_loss (&info));
+  /* no ACK for longer than two RTTs (200 ms at least): the flag is the
+   * last ACK's, the path may be dark */
+  info.last_ack_recv_ms = 201;
+  fail_if (mtcp_transit_window_held_down (&info));
+  info.last_ack_recv_ms = 0;
+  /* a loss repaired holds it down too, with or without PROBE_RTT */
+  info.ca_state = MTCP_TCP_CA_RECOVERY;
+  info.last_ack_recv_ms = 5;
+  fail_unless (mtcp_transit_window_held_down (&info));
+  info.bbr_probing_rtt = FALSE;
+  fail_unless (mtcp_transit_window_held_down (&info));
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_a_reading_held_through_a_repair)
 {
   /* every 200 ms: what the connection reads, whether it repairs a loss,
@@ -546,7 +572,7 @@ note_half_a_second_backlogged (MtcpDrainRate * d, gint64 * now,
   }
 }
 
-GST_START_TEST (test_a_backlog_while_repairing_is_not_the_paths_rate)
+GST_START_TEST (test_a_backlog_while_the_window_is_held_is_not_the_paths_rate)
 {
   MtcpDrainRate d;
   MtcpTcpInfo info = info_of (102 * MS, 100 * MS, 40, 4, 1000000);
@@ -561,12 +587,55 @@ GST_START_TEST (test_a_backlog_while_repairing_is_not_the_paths_rate)
   fail_unless (d.bytes_per_s > 0);
   fail_unless_equals_uint64 (mtcp_drain_rate_last_of_path (&d), 0);
   fail_unless_equals_uint64 (mtcp_drain_rate_of_backlog (&d), 0);
-  /* the same backlog with the loss repaired: what the path carries */
+  /* bbr's PROBE_RTT, no loss: what four segments a round trip carry */
   info.ca_state = MTCP_TCP_CA_OPEN;
+  info.bbr_known = info.bbr_probing_rtt = TRUE;
+  note_half_a_second_backlogged (&d, &now, &info);
+  fail_unless (d.bytes_per_s > 0);
+  fail_unless_equals_uint64 (mtcp_drain_rate_last_of_path (&d), 0);
+  fail_unless_equals_uint64 (mtcp_drain_rate_of_backlog (&d), 0);
+  /* the same backlog with the window TCP's again: what the path carries */
+  info.bbr_probing_rtt = FALSE;
   note_half_a_second_backlogged (&d, &now, &info);
   fail_unless (mtcp_drain_rate_last_of_path (&d) > 0);
   fail_unless_equals_uint64 (mtcp_drain_rate_of_backlog (&d),
       d.bytes_per_s);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_an_app_limited_sample_is_no_backlogs_rate)
+{
+  MtcpDrainRate d;
+  MtcpTcpInfo info = info_of (25 * MS, 20 * MS, 6, 42, 500000);
+  gint64 now = 1 * G_USEC_PER_SEC;
+  gint i;
+
+  memset (&d, 0, sizeof (d));
+  /* a frame just handed over, nothing measured over a span, room in the
+   * window: the sample measured the stream or the pacer */
+  fail_unless_equals_uint64 (mtcp_transit_backlog_rate (&info, &d), 0);
+  /* the window full: the path's, unless the sample measured the stream */
+  info.unacked = 42;
+  fail_unless_equals_uint64 (mtcp_transit_backlog_rate (&info, &d), 500000);
+  info.delivery_rate_app_limited = TRUE;
+  fail_unless_equals_uint64 (mtcp_transit_backlog_rate (&info, &d), 0);
+  info.unacked = 6;
+  /* half a second mostly idle, 240 kB/s acknowledged: still nothing */
+  for (i = 0; i <= 10; i++, now += 50 * MS, info.bytes_acked += 12000)
+    mtcp_drain_rate_note_info (&d, now, &info, i == 10);
+  fail_unless_equals_uint64 (mtcp_transit_backlog_rate (&info, &d), 0);
+  /* unless the receiver's window is full: then what the span drained */
+  info.snd_wnd_known = TRUE;
+  info.snd_wnd = 6 * MSS;
+  fail_unless_equals_uint64 (mtcp_transit_backlog_rate (&info, &d), 240000);
+  /* a span backlogged all through: what it drained bounds the sample */
+  info.snd_wnd = 1000000;
+  note_half_a_second_backlogged (&d, &now, &info);
+  fail_unless_equals_uint64 (mtcp_transit_backlog_rate (&info, &d), 240000);
+  info.delivery_rate_app_limited = FALSE;
+  info.delivery_rate = 100000;
+  fail_unless_equals_uint64 (mtcp_transit_backlog_rate (&info, &d), 100000);
 }
 
 GST_END_TEST;
@@ -594,8 +663,10 @@ transit_suite (void)
   tcase_add_test (tc, test_slow_start_bytes_within_the_latency);
   tcase_add_test (tc, test_probe_interval_follows_the_least_rtt);
   tcase_add_test (tc, test_repairing_a_random_loss);
+  tcase_add_test (tc, test_bbrs_probe_rtt_holds_the_window_down);
+  tcase_add_test (tc, test_an_app_limited_sample_is_no_backlogs_rate);
   tcase_add_test (tc, test_a_reading_held_through_a_repair);
-  tcase_add_test (tc, test_a_backlog_while_repairing_is_not_the_paths_rate);
+  tcase_add_test (tc, test_a_backlog_while_the_window_is_held_is_not_the_paths_rate);
   return s;
 }
 
