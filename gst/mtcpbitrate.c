@@ -21,6 +21,12 @@ GST_DEBUG_CATEGORY_STATIC (mtcp_bitrate_debug);
 #define FAILED_WITHIN_US (3 * G_USEC_PER_SEC)
 /* the hold doubles after each failed step up, to at most 2^this holds */
 #define MOST_BACKOFF 2
+/* with room to overshoot, a step refused with the path's estimate within
+ * this share of the last refused one's is a refusal at the same level:
+ * the path stays where it was (0.25 delivered 5% less on the cellular
+ * cells of tests/bench/bitrate_sim.py's model, with as few changes on a
+ * steady path) */
+#define SAME_LEVEL 0.15
 /* cuts this close together are one fall of the path (an outage often
  * begins with a few 200 ms apart) */
 #define CUTS_RUN_US (G_USEC_PER_SEC)
@@ -49,6 +55,10 @@ struct _MtcpBitrateControl {
   gdouble probe_seen;           /* the most its estimates showed (share) */
   gboolean probe_cancel;        /* the probe running should stop */
   gboolean probe_again;         /* the last change was a probe's full success */
+  guint64 estimate_bps;         /* the estimate of the update under way */
+  guint64 refused_at_bps;       /* the estimate at the last refused step */
+  gboolean raise_judged;        /* a cut since the last step up judged it */
+  gint64 budget_us;             /* the followed receiver's latency */
 };
 
 MtcpBitrateControl *
@@ -75,6 +85,39 @@ mtcp_bitrate_control_free (MtcpBitrateControl * c)
   g_free (c);
 }
 
+/* The receiver's latency leaves room for a step up that overshoots: quick
+ * steps, and refusals judged by their level. Below it the steps are
+ * careful throughout and every refusal counts (at 1 s, judging them by
+ * level alone made 99 frames late outside long outages against 1 on the
+ * cellular cells, careful steps and all, stop 62). */
+gboolean
+mtcp_bitrate_control_quick_budget (gint64 latency_us)
+{
+  return latency_us >= MTCP_BITRATE_QUICK_BUDGET_US;
+}
+
+static gboolean
+room_to_overshoot (const MtcpBitrateControl * c)
+{
+  return mtcp_bitrate_control_quick_budget (c->budget_us);
+}
+
+/* Quick steps: room to overshoot, and no step refused at one level
+ * lately. */
+static gboolean
+quick (const MtcpBitrateControl * c)
+{
+  return room_to_overshoot (c) && c->backoff == 0;
+}
+
+/* How long after a change the next step up waits. */
+static gint64
+hold_us (const MtcpBitrateControl * c)
+{
+  return quick (c) ? MTCP_BITRATE_QUICK_HOLD_US :
+      MTCP_BITRATE_HOLD_US << c->backoff;
+}
+
 static gboolean
 set (MtcpBitrateControl * c, gint64 now_us, guint64 want, const gchar * why,
     guint64 * bps)
@@ -87,19 +130,35 @@ set (MtcpBitrateControl * c, gint64 now_us, guint64 want, const gchar * why,
       c->cuts_from_bps = c->bps;
       c->cuts_us = now_us;
     }
-    /* every cut within 3 s of the step counts, so a fall in two cuts
-     * holds 4 s (tried: only the first judging it; later dips came
-     * sooner, as late, no more delivered: docs/experiments/bitrate.md) */
-    if (c->raised_us && now_us - c->raised_us < FAILED_WITHIN_US)
-      c->backoff = MIN (c->backoff + 1, MOST_BACKOFF);
-    else
+    /* a cut within 3 s of a step up refused it. Without room to
+     * overshoot every such cut counts, so a fall in two cuts holds 4 s
+     * (tried: only the first judging it; later dips came sooner, as late,
+     * no more delivered: docs/experiments/bitrate.md). With room, the
+     * next cuts of that fall (a tick apart) are the same refusal, where
+     * it ends is the level refused, and it counts against the backoff
+     * only at the level the path refused before: a path that refuses
+     * elsewhere moves, and quick steps find where */
+    if (c->raised_us && now_us - c->raised_us < FAILED_WITHIN_US) {
+      if (!room_to_overshoot (c)) {
+        c->backoff = MIN (c->backoff + 1, MOST_BACKOFF);
+      } else if (!c->raise_judged) {
+        gboolean same = c->refused_at_bps > 0 &&
+            ABS ((gdouble) c->estimate_bps - (gdouble) c->refused_at_bps) <
+            SAME_LEVEL * c->refused_at_bps;
+        c->backoff = same ? MIN (c->backoff + 1, MOST_BACKOFF) : 0;
+      }
+      c->raise_judged = TRUE;
+      c->refused_at_bps = c->estimate_bps;
+    } else {
       c->backoff = 0;
+    }
   } else {
     c->raised_us = now_us;
+    c->raise_judged = FALSE;
   }
   GST_DEBUG ("bitrate %" G_GUINT64_FORMAT " -> %" G_GUINT64_FORMAT
-      " bit/s: %s (next step up after %u s)", c->bps, want, why,
-      (guint) ((MTCP_BITRATE_HOLD_US << c->backoff) / G_USEC_PER_SEC));
+      " bit/s: %s (next step up after %.1f s)", c->bps, want, why,
+      hold_us (c) / 1e6);
   c->bps = want;
   c->changed_us = now_us;
   c->probe_end_us = 0;
@@ -137,10 +196,13 @@ mtcp_bitrate_control_update (MtcpBitrateControl * c, gint64 now_us,
       MIN (estimate_bps, delivered_bps) * MTCP_BITRATE_SHARE : fair;
   gboolean changed;
 
+  c->estimate_bps = estimate_bps;
   if (estimate_bps == 0) {
-    /* the path went: no step up failed, and it comes back at one hold */
+    /* the path went: no step up failed, and it comes back with quick
+     * steps */
     c->raised_us = 0;
     c->backoff = 0;
+    c->refused_at_bps = 0;
     c->probe_end_us = 0;
     /* the windows remember the path before: trusted again only once the
      * encoder is back where the outage found it, or AFTER_DARK_US on */
@@ -186,9 +248,14 @@ update_lit (MtcpBitrateControl * c, gint64 now_us, gdouble fair,
   gdouble cut = MIN (fair, estimate_bps * MAX (0.0,
           1.0 - (gdouble) waited_us / MTCP_BITRATE_DRAIN_US));
 
-  /* the last change was a step up that the path took: one hold again */
+  /* the last change was a step up that the path took: one hold again;
+   * with room to overshoot only above the level it refused (the path
+   * moved: quick steps again; at that level it only says the stream
+   * fits, and a quick step from there overshot a steady path by three
+   * quarters every twelve seconds) */
   if (c->backoff > 0 && c->raised_us && c->changed_us == c->raised_us &&
-      now_us - c->raised_us >= FAILED_WITHIN_US)
+      now_us - c->raised_us >= FAILED_WITHIN_US && (!room_to_overshoot (c)
+          || c->bps > c->refused_at_bps * (1 + SAME_LEVEL)))
     c->backoff = 0;
   /* a cut also when the path still delivers the whole stream but its
    * queue grows: the fifth left drains it (tried: cutting only once it
@@ -212,8 +279,7 @@ update_lit (MtcpBitrateControl * c, gint64 now_us, gdouble fair,
   }
   /* a probe that showed all it asked for is followed by the next without
    * a hold: the raise it made was seen to fit already */
-  if (now_us - c->changed_us < (MTCP_BITRATE_HOLD_US << c->backoff) &&
-      !c->probe_again)
+  if (now_us - c->changed_us < hold_us (c) && !c->probe_again)
     return FALSE;
   /* a padding probe: the most it showed, taken when it showed all it was
    * for or its time is up (a span that measured part of its padding is
@@ -261,7 +327,9 @@ update_lit (MtcpBitrateControl * c, gint64 now_us, gdouble fair,
     return FALSE;
   }
   if (!path_limited)
-    return set (c, now_us, (guint64) (c->bps * (1 + MTCP_BITRATE_PROBE)),
+    return set (c, now_us, (guint64) (c->bps * (1 + (quick (c) ?
+                    MTCP_BITRATE_QUICK_PROBE : MTCP_BITRATE_PROBE))),
+        quick (c) ? "nothing waits: probing quickly" :
         "nothing waits: probing", bps);
   return FALSE;
 }
@@ -273,6 +341,18 @@ mtcp_bitrate_control_set_padding_probes (MtcpBitrateControl * c,
   if (c->padding_probes && !padding && c->before_dark_bps == 0)
     stop_probe (c);
   c->padding_probes = padding;
+}
+
+void
+mtcp_bitrate_control_set_budget (MtcpBitrateControl * c, gint64 latency_us)
+{
+  /* another receiver followed, with other rules: no refusal carries over */
+  if (mtcp_bitrate_control_quick_budget (latency_us) !=
+      mtcp_bitrate_control_quick_budget (c->budget_us)) {
+    c->backoff = 0;
+    c->refused_at_bps = 0;
+  }
+  c->budget_us = latency_us;
 }
 
 void

@@ -132,6 +132,14 @@ mtcp_server_set_estimate_func (MtcpServer * server,
   server->estimate_data = user_data;
 }
 
+void
+mtcp_server_set_tick_func (MtcpServer * server, MtcpServerTickFunc func,
+    gpointer user_data)
+{
+  server->tick = func;
+  server->tick_data = user_data;
+}
+
 MtcpServer *
 mtcp_server_ref (MtcpServer * server)
 {
@@ -764,6 +772,8 @@ on_tick (gpointer data)
   server_pump_all (server);
   server_reap (server);
   server_unlock (server);
+  if (server->tick)
+    server->tick (server->tick_data);
   return G_SOURCE_CONTINUE;
 }
 

@@ -80,11 +80,20 @@ typedef void (*MtcpServerWarningFunc) (const gchar * message,
 typedef void (*MtcpServerEstimateFunc) (GstStructure * estimate,
     gpointer user_data);
 
+/* Called from the I/O thread with no lock held after every tick
+ * (report_interval_ms), whether or not an estimate was told: a controller
+ * that follows the estimates (mtcp_server_get_estimate) acts on each
+ * measurement, not only on those that moved by a fifth. */
+typedef void (*MtcpServerTickFunc) (gpointer user_data);
+
 MtcpServer *mtcp_server_new (const MtcpServerConfig * config,
     MtcpServerWarningFunc warning, gpointer user_data);
 /* Before start. */
 void mtcp_server_set_estimate_func (MtcpServer * server,
     MtcpServerEstimateFunc func, gpointer user_data);
+/* Before start. */
+void mtcp_server_set_tick_func (MtcpServer * server, MtcpServerTickFunc func,
+    gpointer user_data);
 /* Before start. The receivers' sessions as they come and go, refusals,
  * and (caller) failed dials (mtcpcallers.h); at most
  * MTCP_CALLER_QUEUE_MAX between two releases of the lock. */
@@ -136,15 +145,22 @@ void mtcp_server_set_limits (MtcpServer * server,
 void mtcp_server_set_stream_ceiling (MtcpServer * server, guint64 bps);
 
 GstStructure *mtcp_server_get_stats (MtcpServer * server);
+/* One session's bandwidth estimate (mtcpestimate.h) and its receiver. */
+typedef struct {
+  guint64 bps;                  /* 0: none, or dark */
+  gboolean path_limited;
+  guint64 delivered_bps;        /* over its last span */
+  gint64 waited_us;             /* mtcp_rate_estimate_waited_us */
+  gint64 latency_us;            /* the receiver's latency (HELLO), 0: unknown */
+} MtcpServerEstimate;
+
 /* The weakest (@strongest: the strongest) bandwidth estimate of the
- * sessions that have connections and a measured span (bits/s; 0: none, or
- * dark), whether the path limited it, what that session delivered over
- * its last span, how long what waited for it takes to drain (µs,
- * mtcp_rate_estimate_waited_us), and the skips of every session so far,
- * ended ones too. FALSE: no session measured (@bps 0 is no outage). */
+ * sessions that have connections and a measured span, and the skips of
+ * every session so far, ended ones too. FALSE: no session measured
+ * (@estimate->bps 0 is no outage). Any thread, no lock held (takes the
+ * server's). */
 gboolean mtcp_server_get_estimate (MtcpServer * server, gboolean strongest,
-    guint64 * bps, gboolean * path_limited, guint64 * delivered_bps,
-    gint64 * waited_us, guint64 * skips);
+    MtcpServerEstimate * estimate, guint64 * skips);
 /* Any thread, no lock held. Each session whose path carries the whole
  * stream (a known estimate, not the path's limit) adds padding for a
  * while (mtcpprobe.h), so that the stream and it make @total_bps, and

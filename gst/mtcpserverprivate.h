@@ -162,6 +162,8 @@ struct _MtcpServer {
   guint64 skips_ended;          /* skips of sessions freed */
   MtcpServerEstimateFunc estimate;
   gpointer estimate_data;
+  MtcpServerTickFunc tick;
+  gpointer tick_data;
   MtcpCallerQueue *callers;     /* as warnings */
   MtcpCallerFunc caller;
   gpointer caller_data;

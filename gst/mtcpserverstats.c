@@ -128,16 +128,13 @@ server_paths_value (MtcpServer * server, GValue * array)
 
 gboolean
 mtcp_server_get_estimate (MtcpServer * server, gboolean strongest,
-    guint64 * bps, gboolean * path_limited, guint64 * delivered_bps,
-    gint64 * waited_us, guint64 * skips)
+    MtcpServerEstimate * estimate, guint64 * skips)
 {
   gboolean found = FALSE;
   GList *l;
 
-  *bps = 0;
-  *path_limited = FALSE;
-  *delivered_bps = 0;
-  *waited_us = 0;
+  *estimate = (MtcpServerEstimate) {
+  0};
   g_mutex_lock (&server->lock);
   *skips = server->skips_ended;
   for (l = server->sessions; l; l = l->next) {
@@ -151,11 +148,14 @@ mtcp_server_get_estimate (MtcpServer * server, gboolean strongest,
     if (sess->conns->len == 0 || !mtcp_rate_estimate_known (sess->estimate))
       continue;
     est = mtcp_rate_estimate_bps (sess->estimate);
-    if (!found || (strongest ? est > *bps : est < *bps)) {
-      *bps = est;
-      *path_limited = mtcp_rate_estimate_path_limited (sess->estimate);
-      *delivered_bps = mtcp_rate_estimate_delivered_bps (sess->estimate);
-      *waited_us = mtcp_rate_estimate_waited_us (sess->estimate);
+    if (!found || (strongest ? est > estimate->bps : est < estimate->bps)) {
+      estimate->bps = est;
+      estimate->path_limited =
+          mtcp_rate_estimate_path_limited (sess->estimate);
+      estimate->delivered_bps =
+          mtcp_rate_estimate_delivered_bps (sess->estimate);
+      estimate->waited_us = mtcp_rate_estimate_waited_us (sess->estimate);
+      estimate->latency_us = sess->latency_us;
       found = TRUE;
     }
   }

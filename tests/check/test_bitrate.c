@@ -82,8 +82,9 @@ GST_START_TEST (test_down_at_once)
 GST_END_TEST;
 
 /* Back up, with the estimate showing room: nothing for the hold (1 s
- * after the last change), then towards the estimate's share, at most a
- * doubling a step, never past the share, never above max. */
+ * after the last change, a receiver's latency unknown), then towards the
+ * estimate's share, at most a doubling a step, never past the share,
+ * never above max. */
 GST_START_TEST (test_up_after_a_hold_towards_the_share)
 {
   Run r;
@@ -130,16 +131,36 @@ feed_path (Run * r, gdouble seconds, guint64 capacity)
 }
 
 /* A stream below what the path carries measures no more than itself:
- * while nothing waits, it probes up by a quarter a hold, until the path
- * refuses; a refused probe (down within 3 s) doubles the hold, so a
- * stream at the path's rate probes seldom and stays near it. */
+ * while nothing waits and no step was refused, for a receiver with 2 s
+ * of latency it probes up quickly (three quarters a 0.6 s hold), with
+ * 1 s by a quarter a 1 s hold, until the path refuses; refused again at
+ * the same level (down within 3 s), the steps are a quarter and the hold
+ * doubles, so a stream at a steady path's rate probes seldom and stays
+ * near it. */
 GST_START_TEST (test_probes_while_nothing_waits_and_backs_off)
 {
   Run r;
   guint before;
   gint64 at;
 
-  run_init (&r, 300000, 4000000, 1000000);
+  run_init (&r, 300000, 8000000, 1000000);
+  mtcp_bitrate_control_set_budget (r.c, 2 * G_USEC_PER_SEC);
+  feed_limited (&r, 0.5, 1000000, FALSE);
+  fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 1750000);
+  feed_limited (&r, 0.5, 1750000, FALSE);
+  fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 1750000);
+  feed_limited (&r, 0.5, 1750000, FALSE);
+  fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 3062500);
+  mtcp_bitrate_control_free (r.c);
+
+  /* with a receiver's latency of 1 s, a quarter a hold of 1 s (and its
+   * owner updates it at the estimates told, not at every tick) */
+  fail_unless (mtcp_bitrate_control_quick_budget (2 * G_USEC_PER_SEC));
+  fail_if (mtcp_bitrate_control_quick_budget (1999 *
+          G_TIME_SPAN_MILLISECOND));
+  fail_if (mtcp_bitrate_control_quick_budget (0));
+  run_init (&r, 300000, 8000000, 1000000);
+  mtcp_bitrate_control_set_budget (r.c, G_USEC_PER_SEC);
   feed_limited (&r, 0.5, 1000000, FALSE);
   fail_unless_equals_uint64 (mtcp_bitrate_control_bps (r.c), 1250000);
   feed_limited (&r, 0.5, 1250000, FALSE);
@@ -151,6 +172,7 @@ GST_START_TEST (test_probes_while_nothing_waits_and_backs_off)
   /* a 2 Mbit/s path from 1 Mbit/s: up within a few seconds, then a
    * minute around it with few changes */
   run_init (&r, 300000, 8000000, 1000000);
+  mtcp_bitrate_control_set_budget (r.c, 2 * G_USEC_PER_SEC);
   feed_path (&r, 5, 2000000);
   fail_unless (mbps (&r) >= 1.5, "%f", mbps (&r));
   before = r.changes;
@@ -168,6 +190,143 @@ GST_START_TEST (test_probes_while_nothing_waits_and_backs_off)
   feed_path (&r, 12, 8000000);
   fail_unless (mbps (&r) >= 4.0, "%f", mbps (&r));
   mtcp_bitrate_control_free (r.c);
+}
+
+GST_END_TEST;
+
+static gboolean
+tell (MtcpBitrateControl * c, gint64 at_us, guint64 estimate,
+    gboolean limited, guint64 * bps)
+{
+  return mtcp_bitrate_control_update (c, at_us, estimate, limited, estimate,
+      0, bps);
+}
+
+/* One estimate told at @at_ms: whether it changes the bitrate, and to
+ * what (0: not checked). */
+typedef struct {
+  gint64 at_ms;
+  guint64 estimate;
+  gboolean limited;
+  gboolean changes;
+  guint64 bps;
+} Told;
+
+static void
+play (MtcpBitrateControl * c, const Told * steps, guint n)
+{
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    guint64 bps = 0;
+    gboolean changed = tell (c, (1000 * G_USEC_PER_SEC) +
+        steps[i].at_ms * G_TIME_SPAN_MILLISECOND, steps[i].estimate,
+        steps[i].limited, &bps);
+
+    fail_unless (changed == steps[i].changes, "step %u at %" G_GINT64_FORMAT
+        " ms: changed %d", i, steps[i].at_ms, changed);
+    if (steps[i].bps)
+      fail_unless_equals_uint64 (bps, steps[i].bps);
+  }
+}
+
+/* From 1 Mbit/s (0.3-8) for a receiver with 2 s of latency: quick steps. */
+static MtcpBitrateControl *
+quick_control_new (void)
+{
+  MtcpBitrateBounds b = { 300000, 8000000 };
+  MtcpBitrateControl *c = mtcp_bitrate_control_new (&b, 1000000);
+
+  mtcp_bitrate_control_set_budget (c, 2 * G_USEC_PER_SEC);
+  return c;
+}
+
+/* Quick steps while the path refuses them at different levels (a cellular
+ * path moves), careful ones once it refuses two at one level: the first
+ * refusal, at 1.5 Mbit/s, leaves the steps quick; the second at 1.55
+ * makes the next wait two holds and be a quarter; a step that holds 3 s
+ * at that level leaves them careful (it only says the stream fits); a
+ * refusal at 0.8 (the path moved) makes them quick again. */
+GST_START_TEST (test_quick_steps_until_refused_at_one_level)
+{
+  static const Told steps[] = {
+    {0, 1000000, FALSE, TRUE, 1750000},
+    {500, 1500000, TRUE, TRUE, 1200000},
+    /* refused once: still quick, after 0.6 s */
+    {1000, 1500000, FALSE, FALSE, 0},
+    {1100, 1500000, FALSE, TRUE, 2100000},
+    {1300, 1550000, TRUE, TRUE, 1240000},
+    /* refused again where it was: two holds, then a quarter */
+    {3200, 1550000, FALSE, FALSE, 0},
+    {3300, 1550000, FALSE, TRUE, 1550000},
+    /* held 3 s where the path refused before: still careful (quick, it
+     * would be 2.7 Mbit/s) */
+    {5200, 1550000, FALSE, FALSE, 0},
+    {6400, 1550000, FALSE, TRUE, 1937500},
+    /* refused at 0.8 Mbit/s: the path moved, quick again */
+    {6600, 800000, TRUE, TRUE, 640000},
+    {7100, 800000, FALSE, FALSE, 0},
+    {7300, 800000, FALSE, TRUE, 1120000},
+  };
+  MtcpBitrateControl *c = quick_control_new ();
+
+  play (c, steps, G_N_ELEMENTS (steps));
+  mtcp_bitrate_control_free (c);
+}
+
+GST_END_TEST;
+
+/* A fall in three cuts a tick apart after a step up is one refusal: the
+ * steps stay quick; the next refusal at that level makes them careful. */
+GST_START_TEST (test_cuts_of_one_fall_are_one_refusal)
+{
+  static const Told steps[] = {
+    {0, 1000000, FALSE, TRUE, 1750000},
+    {200, 1500000, TRUE, TRUE, 0},
+    {400, 1300000, TRUE, TRUE, 0},
+    {600, 1150000, TRUE, TRUE, 920000},
+    /* quick: 0.6 s after the last cut, three quarters */
+    {1000, 1150000, FALSE, FALSE, 0},
+    {1200, 1150000, FALSE, TRUE, 1610000},
+    /* refused at 1.15 Mbit/s again: careful */
+    {1400, 1150000, TRUE, TRUE, 920000},
+    {3200, 1150000, FALSE, FALSE, 0},
+    {3400, 1150000, FALSE, TRUE, 1150000},
+  };
+  MtcpBitrateControl *c = quick_control_new ();
+
+  play (c, steps, G_N_ELEMENTS (steps));
+  mtcp_bitrate_control_free (c);
+}
+
+GST_END_TEST;
+
+/* Refusals at one level made the steps careful; another receiver
+ * followed, with a latency of 1 s and then 2 s again: quick again, no
+ * refusal carries over. */
+GST_START_TEST (test_refusals_do_not_carry_over)
+{
+  static const Told refused[] = {
+    {0, 1000000, FALSE, TRUE, 1750000},
+    {500, 1500000, TRUE, TRUE, 1200000},
+    {1100, 1500000, FALSE, TRUE, 2100000},
+    {1300, 1550000, TRUE, TRUE, 1240000},
+  };
+  /* careful: two holds; quick: 0.6 s after the last change */
+  static const Told careful = { 1900, 1550000, FALSE, FALSE, 0 };
+  static const Told quick = { 1900, 1550000, FALSE, TRUE, 2170000 };
+  MtcpBitrateControl *c = quick_control_new ();
+
+  play (c, refused, G_N_ELEMENTS (refused));
+  play (c, &careful, 1);
+  mtcp_bitrate_control_free (c);
+
+  c = quick_control_new ();
+  play (c, refused, G_N_ELEMENTS (refused));
+  mtcp_bitrate_control_set_budget (c, G_USEC_PER_SEC);
+  mtcp_bitrate_control_set_budget (c, 2 * G_USEC_PER_SEC);
+  play (c, &quick, 1);
+  mtcp_bitrate_control_free (c);
 }
 
 GST_END_TEST;
@@ -473,6 +632,9 @@ bitrate_suite (void)
   tcase_add_test (tc, test_down_at_once);
   tcase_add_test (tc, test_up_after_a_hold_towards_the_share);
   tcase_add_test (tc, test_probes_while_nothing_waits_and_backs_off);
+  tcase_add_test (tc, test_quick_steps_until_refused_at_one_level);
+  tcase_add_test (tc, test_cuts_of_one_fall_are_one_refusal);
+  tcase_add_test (tc, test_refusals_do_not_carry_over);
   tcase_add_test (tc, test_padding_probes_commit_nothing);
   tcase_add_test (tc, test_padding_probe_that_fills_the_path_stops);
   tcase_add_test (tc, test_padding_after_an_outage);
